@@ -1,0 +1,170 @@
+"""Commands on checks: ``systems``, ``check``, ``opposed``, ``table``, ``seedcheck``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..params import DicelabError, parse_pairs
+from ..results import CheckResult
+from ..system import all_systems, get_system
+from ..tables import FORMATS, pairs, render, success_table, text, write_atomic
+from . import add_params_options, add_rules_options, command, emit, emit_json, params_from, per_system, rules_from
+
+CHECK_EXAMPLES = {
+    "tristat": "dicelab check tristat --die 6 --target 7",
+    "onesix": "dicelab check onesix --rating 9",
+    "tun": "dicelab check tun --limit 13 --dice 3d6",
+    "kurs": "dicelab check kurs --skill 2 --difficulty 0 --json",
+}
+TABLE_EXAMPLES = {
+    "tristat": "dicelab table tristat --format csv",
+    "onesix": "dicelab table onesix --variant extra_die_ones=count",
+    "tun": "dicelab table tun --variant success_rule=le",
+    "kurs": "dicelab table kurs --variant dk_faces=fudge --format json",
+}
+OPPOSED_EXAMPLES = {
+    "tristat": "dicelab opposed tristat --a target=8 --b target=7",
+    "onesix": "dicelab opposed onesix --a rating=9 --b rating=8",
+    "tun": "dicelab opposed tun --a limit=12 --b limit=11",
+    "kurs": "dicelab opposed kurs --a skill=2 --b skill=3 --json",
+}
+
+
+def register(sub: Any) -> None:
+    p = command(sub, "systems", "List the systems, their dice and rule variants with defaults.",
+                "dicelab systems --json", run_systems)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    def add_check(p: argparse.ArgumentParser, system: Any) -> None:
+        add_params_options(p, system.CheckArgs)
+        add_rules_options(p, system)
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    per_system(sub, "check", "One exact check: P(success), outcome distribution, crits and fumbles",
+               CHECK_EXAMPLES, run_check, add_check)
+
+    def add_table(p: argparse.ArgumentParser, system: Any) -> None:
+        add_params_options(p, system.CheckArgs)
+        add_rules_options(p, system)
+        p.add_argument("--format", choices=FORMATS, default="md", help="md (default), csv or json")
+        p.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+    per_system(sub, "table", f"The success-probability table over the system's whole range",
+               TABLE_EXAMPLES, run_table, add_table)
+
+    def add_opposed(p: argparse.ArgumentParser, system: Any) -> None:
+        names = ", ".join(i.name for i in system.CheckArgs.describe())
+        p.add_argument("--a", required=True, metavar="K=V,...", help=f"side A's check parameters ({names})")
+        p.add_argument("--b", required=True, metavar="K=V,...", help=f"side B's check parameters ({names})")
+        add_rules_options(p, system)
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    per_system(sub, "opposed", "An opposed check: P(A wins), P(tie), P(B wins), margin distribution",
+               OPPOSED_EXAMPLES, run_opposed, add_opposed)
+
+    def add_seedcheck(p: argparse.ArgumentParser, system: Any) -> None:
+        p.add_argument("--json", action="store_true", help='print {"cells": [...]}')
+
+    per_system(sub, "seedcheck", "The seed's printed probability table, cell by cell beside the exact value",
+               {"tun": "dicelab seedcheck tun --json"}, run_seedcheck, add_seedcheck, systems=("tun",))
+
+
+def run_systems(ns: argparse.Namespace) -> int:
+    data = [
+        {
+            "id": s.id,
+            "title": s.title,
+            "title_ru": s.title_ru,
+            "seed": s.seed,
+            "dice": s.dice,
+            "variants": [vars(i) for i in s.Rules.describe()],
+            "check_params": [vars(i) for i in s.CheckArgs.describe()],
+        }
+        for s in all_systems()
+    ]
+    if ns.json:
+        emit_json(data)
+        return 0
+    for s in data:
+        emit(f"{s['id']}: {s['title']} ({s['title_ru']}) — {s['dice']}\n")
+        for v in s["variants"]:
+            emit(f"    --variant {v['name']}={text(v['default'])}  [{v['allowed']}]  {v['help']}\n")
+    return 0
+
+
+def run_check(ns: argparse.Namespace) -> int:
+    system = get_system(ns.system)
+    result = system.check(rules_from(ns, system), params_from(ns, system.CheckArgs))
+    if ns.json:
+        emit_json(result.to_dict())
+    else:
+        emit(format_check(result))
+    return 0
+
+
+def format_check(res: CheckResult) -> str:
+    """A check result as text a designer reads at the table."""
+    lines = [f"{res.system} check: {pairs(res.params)}", f"  rules: {pairs(res.variants)}",
+             f"  P(success)   {res.p_success:.6f}"]
+    if res.p_critical is not None:
+        lines.append(f"  P(critical)  {res.p_critical:.6f}")
+    if res.p_fumble is not None:
+        lines.append(f"  P(fumble)    {res.p_fumble:.6f}")
+    for k, v in res.extra.items():
+        lines.append(f"  {k:<12} {v:.6f}")
+    if res.residual:
+        lines.append(f"  residual     {res.residual:.3g}  (truncated mass of the unbounded explosion)")
+    lines.append(f"  {res.outcome} distribution (value: P = k, P >= k):")
+    d = res.distribution
+    for k, p in d.to_dict().items():
+        if p >= 5e-7:
+            lines.append(f"    {k:>4}: {p:.6f}  {float(d.total() - d.cdf(k - 1)):.6f}")
+    return "\n".join(lines) + "\n"
+
+
+def run_table(ns: argparse.Namespace) -> int:
+    system = get_system(ns.system)
+    rules = rules_from(ns, system)
+    df = success_table(system, rules, params_from(ns, system.CheckArgs))
+    mode = "dice" if "dice" in df.columns else "mode"
+    body = render(df, ns.format, title=f"# {system.title}: P(success) by {system.value}\n\nRules: {pairs(rules.to_dict())}",
+                  pivot=(system.value, mode, "p_success"))
+    if ns.out:
+        write_atomic(ns.out, body)
+    else:
+        emit(body)
+    return 0
+
+
+def run_opposed(ns: argparse.Namespace) -> int:
+    system = get_system(ns.system)
+    a = system.CheckArgs.from_text(parse_pairs(ns.a, "--a"))
+    b = system.CheckArgs.from_text(parse_pairs(ns.b, "--b"))
+    res = system.opposed(rules_from(ns, system), a, b)
+    if ns.json:
+        emit_json(res.to_dict())
+        return 0
+    emit(f"{res.system} opposed: A {pairs(res.a)} vs B {pairs(res.b)}\n"
+         f"  rules: {pairs(res.variants)}\n"
+         f"  P(A wins) {res.p_a_wins:.6f}\n  P(tie)    {res.p_tie:.6f}  ({res.tie_rule})\n"
+         f"  P(B wins) {res.p_b_wins:.6f}\n")
+    return 0
+
+
+def run_seedcheck(ns: argparse.Namespace) -> int:
+    system = get_system(ns.system)
+    if "seed_table" not in system.extras:
+        raise DicelabError(f"system = {ns.system!r} has no printed probability table; allowed: tun")
+    cells = system.extras["seed_table"]()
+    if ns.json:
+        emit_json({"system": system.id, "seed": system.seed, "cells": cells})
+        return 0
+    emit(f"{system.title_ru}: the seed's table P(roll <= v), printed vs exact\n")
+    emit(f"{'dice':>6} {'v':>3} {'printed':>8} {'exact':>9} {'diff':>9}  explained by\n")
+    for c in cells:
+        flag = "  <-- FLAGGED" if c["flagged"] else ""
+        emit(f"{c['dice']:>6} {c['v']:>3} {c['printed']:>8g} {c['exact']:>9.6f} {c['difference']:>+9.6f}  {c['explained_by']}{flag}\n")
+    flagged = sum(c["flagged"] for c in cells)
+    emit(f"{flagged} of {len(cells)} printed numbers are a full unit of their last digit or more off.\n")
+    return 0

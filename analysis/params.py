@@ -1,0 +1,315 @@
+"""Parameter specifications and validated frozen dataclasses.
+
+Every value a user can set — a ruleset variant, a check's target, a fighter's
+body — is described by a :class:`Spec`.  A spec parses the value from text (the
+CLI, sweep configs), validates it (the Python API), and describes what is
+allowed (``--help``, ``dicelab systems``).  Rulesets and fighters subclass
+:class:`Validated`, so they are checked once, where they are made.
+
+>>> Int(0, 10).validate("rating", 11)
+Traceback (most recent call last):
+...
+analysis.params.ParamError: rating = 11 is not allowed; allowed: an integer in 0..10
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Sequence
+
+LIMIT = 100
+"""Default bound on any integer a designer types: |value| <= LIMIT."""
+
+
+class DicelabError(ValueError):
+    """An error the user can act on; the CLI prints it as one line."""
+
+
+class ParamError(DicelabError):
+    """A parameter has a value outside what is allowed."""
+
+    def __init__(self, name: str, value: Any, allowed: str, where: str = ""):
+        self.name, self.value, self.allowed = name, value, allowed
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{name} = {value!r} is not allowed; allowed: {allowed}")
+
+
+class Spec:
+    """How one parameter is parsed from text, validated and described."""
+
+    allowed: str = "any value"
+
+    def parse(self, name: str, text: str) -> Any:
+        """Turn command-line text into a value (then :meth:`validate` it)."""
+        return self.validate(name, text)
+
+    def validate(self, name: str, value: Any) -> Any:
+        """Return the canonical value, or raise :class:`ParamError`."""
+        return value
+
+    def to_json(self, value: Any) -> Any:
+        """The value as it appears in JSON output."""
+        return value
+
+
+@dataclass(frozen=True)
+class Int(Spec):
+    """An integer in ``lo..hi``; with ``optional`` also ``None`` (text: ``none``).
+
+    >>> Int(-5, 5).parse("x", "3")
+    3
+    """
+
+    lo: int = -LIMIT
+    hi: int = LIMIT
+    optional: bool = False
+
+    @property
+    def allowed(self) -> str:  # type: ignore[override]
+        text = f"an integer in {self.lo}..{self.hi}"
+        return text + " or none" if self.optional else text
+
+    def parse(self, name: str, text: str) -> Any:
+        text = str(text).strip()
+        if self.optional and text.lower() in ("none", "null", "inf", "unlimited"):
+            return None
+        try:
+            value = int(text)
+        except ValueError:
+            raise ParamError(name, text, self.allowed) from None
+        return self.validate(name, value)
+
+    def validate(self, name: str, value: Any) -> Any:
+        if value is None and self.optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            if isinstance(value, numbers.Real) and float(value).is_integer() and not isinstance(value, bool):
+                value = int(value)
+            else:
+                raise ParamError(name, value, self.allowed)
+        value = int(value)
+        if not self.lo <= value <= self.hi:
+            raise ParamError(name, value, self.allowed)
+        return value
+
+
+@dataclass(frozen=True)
+class Bool(Spec):
+    """A boolean; text ``true/false/yes/no/1/0/on/off``.
+
+    >>> Bool().parse("crits", "yes")
+    True
+    """
+
+    allowed: str = "true or false"
+    _TEXT: ClassVar[dict[str, bool]] = {
+        "true": True, "yes": True, "1": True, "on": True,
+        "false": False, "no": False, "0": False, "off": False,
+    }
+
+    def parse(self, name: str, text: str) -> Any:
+        key = str(text).strip().lower()
+        if key not in self._TEXT:
+            raise ParamError(name, text, self.allowed)
+        return self._TEXT[key]
+
+    def validate(self, name: str, value: Any) -> Any:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, numbers.Integral) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str):
+            return self.parse(name, value)
+        raise ParamError(name, value, self.allowed)
+
+
+@dataclass(frozen=True)
+class Choice(Spec):
+    """One of a fixed set of values (strings or integers).
+
+    >>> Choice(("3d6", "1d20")).validate("dice", "2d6")
+    Traceback (most recent call last):
+    ...
+    analysis.params.ParamError: dice = '2d6' is not allowed; allowed: one of 3d6, 1d20
+    """
+
+    choices: tuple = ()
+
+    @property
+    def allowed(self) -> str:  # type: ignore[override]
+        return "one of " + ", ".join(str(c) for c in self.choices)
+
+    def parse(self, name: str, text: str) -> Any:
+        for choice in self.choices:
+            if str(choice) == str(text).strip():
+                return choice
+        raise ParamError(name, text, self.allowed)
+
+    def validate(self, name: str, value: Any) -> Any:
+        if isinstance(value, str) and not any(isinstance(c, str) for c in self.choices):
+            return self.parse(name, value)
+        if isinstance(value, bool) or value not in self.choices:
+            raise ParamError(name, value, self.allowed)
+        return value
+
+
+@dataclass(frozen=True)
+class Faces(Spec):
+    """A non-empty tuple of integer die faces, or the name of a preset.
+
+    >>> Faces(presets={"fudge": (-1, 0, 1)}).parse("dk_faces", "fudge")
+    (-1, 0, 1)
+    >>> Faces().parse("dk_faces", "-2,-1,0,0,1,2")
+    (-2, -1, 0, 0, 1, 2)
+    """
+
+    presets: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    max_faces: int = 100
+    lo: int = -LIMIT
+    hi: int = LIMIT
+
+    @property
+    def allowed(self) -> str:  # type: ignore[override]
+        text = f"a non-empty list of at most {self.max_faces} integers in {self.lo}..{self.hi}"
+        if self.presets:
+            text += " or one of " + ", ".join(self.presets)
+        return text
+
+    def parse(self, name: str, text: str) -> Any:
+        key = str(text).strip()
+        if key in self.presets:
+            return self.presets[key]
+        parts = [p for p in key.strip("()[]").replace(" ", "").split(",") if p]
+        try:
+            values = tuple(int(p) for p in parts)
+        except ValueError:
+            raise ParamError(name, text, self.allowed) from None
+        return self.validate(name, values)
+
+    def validate(self, name: str, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.parse(name, value)
+        if not isinstance(value, Sequence) or isinstance(value, (bytes, str)):
+            raise ParamError(name, value, self.allowed)
+        if not 0 < len(value) <= self.max_faces:
+            raise ParamError(name, tuple(value), self.allowed)
+        faces = []
+        for face in value:
+            if isinstance(face, bool) or not isinstance(face, numbers.Integral) or not self.lo <= face <= self.hi:
+                raise ParamError(name, tuple(value), self.allowed)
+            faces.append(int(face))
+        return tuple(faces)
+
+    def to_json(self, value: Any) -> Any:
+        return list(value)
+
+
+def param(default: Any, spec: Spec, help: str) -> Any:
+    """A dataclass field carrying its :class:`Spec` and a one-line help text."""
+    return field(default=default, metadata={"spec": spec, "help": help})
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """What ``--help`` and ``dicelab systems`` say about one parameter."""
+
+    name: str
+    default: Any
+    allowed: str
+    help: str
+
+
+class Validated:
+    """Base of frozen dataclasses whose fields are declared with :func:`param`.
+
+    Fields are validated (and canonicalised) on construction; ``where`` names
+    the kind of object in error messages.
+    """
+
+    where: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        try:
+            for f in dataclasses.fields(self):  # type: ignore[arg-type]
+                spec: Spec | None = f.metadata.get("spec")
+                if spec is not None:
+                    object.__setattr__(self, f.name, spec.validate(f.name, getattr(self, f.name)))
+            self.check()
+        except ParamError as err:
+            if not self.where or str(err).startswith(self.where):
+                raise
+            raise ParamError(err.name, err.value, err.allowed, self.where) from None
+
+    def check(self) -> None:
+        """Cross-field validation; subclasses raise :class:`ParamError`."""
+
+    @classmethod
+    def specs(cls) -> dict[str, Spec]:
+        """Parameter name -> spec, in declaration order."""
+        return {f.name: f.metadata["spec"] for f in dataclasses.fields(cls) if "spec" in f.metadata}  # type: ignore[arg-type]
+
+    @classmethod
+    def describe(cls) -> list[ParamInfo]:
+        """Every parameter with its default, what is allowed and its help."""
+        out = []
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if "spec" in f.metadata:
+                spec = f.metadata["spec"]
+                out.append(ParamInfo(f.name, spec.to_json(f.default), spec.allowed, f.metadata["help"]))
+        return out
+
+    @classmethod
+    def from_text(cls, values: Mapping[str, str], base: "Validated | None" = None):
+        """Build from ``name -> text`` pairs (CLI, configs), over ``base`` or the defaults."""
+        specs = cls.specs()
+        parsed = {}
+        for name, text in values.items():
+            if name not in specs:
+                raise ParamError(name, text, "a parameter among " + ", ".join(specs), cls.where)
+            try:
+                parsed[name] = specs[name].parse(name, text) if isinstance(text, str) else text
+            except ParamError as err:
+                raise ParamError(err.name, err.value, err.allowed, cls.where) from None
+        return dataclasses.replace(base, **parsed) if base is not None else cls(**parsed)
+
+    def replace(self, **changes: Any):
+        """A copy with some fields changed (validated again)."""
+        specs = self.specs()
+        for name in changes:
+            if name not in specs:
+                raise ParamError(name, changes[name], "a parameter among " + ", ".join(specs), self.where)
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every parameter and its value, JSON-ready."""
+        return {name: spec.to_json(getattr(self, name)) for name, spec in self.specs().items()}
+
+
+def parse_pairs(text: str, what: str = "value") -> dict[str, str]:
+    """Parse ``key=value,key=value`` into a dict of strings.
+
+    >>> parse_pairs("body=5,mind=4")
+    {'body': '5', 'mind': '4'}
+    """
+    out: dict[str, str] = {}
+    if not text.strip():
+        return out
+    for item in _split_pairs(text):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise DicelabError(f"{what} {item!r} is not of the form name=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _split_pairs(text: str) -> list[str]:
+    """Split on commas that start a new ``name=`` (so ``faces=-1,0,1`` stays whole)."""
+    items: list[str] = []
+    for chunk in text.split(","):
+        if items and "=" not in chunk:
+            items[-1] += "," + chunk
+        else:
+            items.append(chunk)
+    return [i for i in items if i.strip()]

@@ -1,0 +1,76 @@
+"""The descriptor every system module fills in, and the registry of systems.
+
+A system module (``analysis/systems/<id>.py``) holds its rules: a ruleset
+dataclass with every variant of RULES.md, the check's parameters, and the
+exact math.  It exposes them through one :class:`System` value named
+``SYSTEM``; the CLI, the report and the tests only talk to that value.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from .params import DicelabError, Validated
+from .results import CheckResult, OpposedResult
+
+SYSTEM_IDS = ("tristat", "onesix", "tun", "kurs")
+
+
+@dataclass(frozen=True)
+class System:
+    """One game system: its rules, check parameters and exact check math.
+
+    ``table_cases(rules, args)`` yields ``(mode, rules, args)`` over the
+    system's whole meaningful range (every die for tristat, every dice mode
+    for tun); ``value`` names the check parameter the table runs over.
+    """
+
+    id: str
+    title: str
+    title_ru: str
+    seed: str
+    dice: str
+    Rules: type[Validated]
+    CheckArgs: type[Validated]
+    check: Callable[[Any, Any], CheckResult]
+    opposed: Callable[[Any, Any, Any], OpposedResult]
+    table_cases: Callable[[Any, Any], Iterable[tuple[str, Any, Any]]]
+    value: str
+    rule_flags: tuple[str, ...] = ()
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def rules(self, **variants: Any) -> Any:
+        """A ruleset with the RULES.md defaults except ``variants``."""
+        return self.Rules(**variants)
+
+    def args(self, **params: Any) -> Any:
+        """Validated check parameters."""
+        return self.CheckArgs(**params)
+
+
+def get_system(system_id: str) -> System:
+    """The system with this id.
+
+    >>> get_system("kurs").title_ru
+    'К.У.Р.С.'
+    """
+    if system_id not in SYSTEM_IDS:
+        raise DicelabError(f"system = {system_id!r} is not allowed; allowed: one of {', '.join(SYSTEM_IDS)}")
+    return importlib.import_module(f"analysis.systems.{system_id}").SYSTEM
+
+
+def all_systems() -> list[System]:
+    """The four systems in their canonical order."""
+    return [get_system(s) for s in SYSTEM_IDS]
+
+
+def check(system_id: str, variants: Mapping[str, Any] | None = None, **params: Any) -> CheckResult:
+    """One exact check by system id, variants and check parameters.
+
+    >>> round(check("tristat", target=7).p_success, 6)
+    0.583333
+    """
+    system = get_system(system_id)
+    return system.check(system.rules(**dict(variants or {})), system.args(**params))

@@ -1,0 +1,1 @@
+"""One module per game system: ``tristat``, ``onesix``, ``tun``, ``kurs``."""

@@ -1,0 +1,1 @@
+"""numba Monte Carlo simulators, one module per system."""
