@@ -313,3 +313,15 @@ def _split_pairs(text: str) -> list[str]:
         else:
             items.append(chunk)
     return [i for i in items if i.strip()]
+
+
+@dataclass(frozen=True)
+class FighterBase(Validated):
+    """Base of every system's fighter: a name and a note beside the parameters."""
+
+    name: str = field(default="fighter", compare=False)
+    note: str = field(default="", compare=False)
+
+    def replace_meta(self, **meta: str):
+        """A copy with another name or note."""
+        return dataclasses.replace(self, **meta)  # type: ignore[type-var]

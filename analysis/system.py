@@ -25,6 +25,11 @@ class System:
     ``table_cases(rules, args)`` yields ``(mode, rules, args)`` over the
     system's whole meaningful range (every die for tristat, every dice mode
     for tun); ``value`` names the check parameter the table runs over.
+
+    Combat: ``Fighter`` (a validated dataclass), ``exchange(rules, a, b)`` ->
+    :class:`~analysis.combat.ExchangeResult`, ``resolve(rules, a, b, rolls)``
+    -> :class:`~analysis.combat.Resolution` (``roll_names`` lists the rolls it
+    takes), ``duel(rules, a, b)`` -> :class:`~analysis.combat.DuelResult`.
     """
 
     id: str
@@ -40,6 +45,11 @@ class System:
     value: str
     rule_flags: tuple[str, ...] = ()
     extras: Mapping[str, Any] = field(default_factory=dict)
+    Fighter: type[Validated] | None = None
+    exchange: Callable[[Any, Any, Any], Any] | None = None
+    resolve: Callable[[Any, Any, Any, Mapping[str, int]], Any] | None = None
+    duel: Callable[[Any, Any, Any], Any] | None = None
+    roll_names: tuple[str, ...] = ()
 
     def rules(self, **variants: Any) -> Any:
         """A ruleset with the RULES.md defaults except ``variants``."""

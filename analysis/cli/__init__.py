@@ -17,7 +17,7 @@ from ..params import DicelabError, parse_pairs
 from ..system import SYSTEM_IDS, System, get_system
 from ..tables import dumps
 
-COMMAND_MODULES = ("checks", "report")
+COMMAND_MODULES = ("checks", "combat", "report")
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):

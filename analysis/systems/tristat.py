@@ -12,12 +12,15 @@ RULES.md section 1.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from functools import lru_cache
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
+from .. import markov
+from ..combat import Branch, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
 from ..dist import Dist
-from ..params import Bool, Choice, Int, Validated, param
+from ..params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
 from ..results import CheckResult, OpposedResult, Outcomes
 from ..system import System
 
@@ -47,6 +50,7 @@ class CheckArgs(Validated):
     target: int = param(7, Int(), "stat + skill + modifier; success iff 2dX <= target")
 
 
+@lru_cache(maxsize=None)
 def roll(die: int) -> Dist:
     """The 2dX roll.
 
@@ -109,6 +113,216 @@ def table_cases(rules: Rules, args: CheckArgs) -> Iterator[tuple[str, Rules, Che
             yield f"2d{die}", r, args.replace(target=target)
 
 
+# ------------------------------------------------------------------ combat
+DAMAGE_TABLE = {  # upper bounds of the 2dX results giving 100%, 75%, 50% of max damage; above: 25%
+    4: (2, 4, 7), 6: (3, 6, 10), 8: (4, 8, 13), 10: (5, 10, 16), 12: (6, 12, 19), 20: (10, 20, 32),
+}
+MAX_HEALTH = 300
+
+
+@dataclass(frozen=True)
+class Fighter(FighterBase):
+    """A Tri-Stat combatant; ``acv``, ``dcv`` and ``health`` are derived unless given."""
+
+    where = "tristat fighter"
+    body: int = param(4, Int(1, 40), "Body (4 is an ordinary adult)")
+    mind: int = param(4, Int(1, 40), "Mind")
+    soul: int = param(4, Int(1, 40), "Soul")
+    acv: int | None = param(None, Int(-20, 60, optional=True), "attack combat value (default (body+mind+soul)/3)")
+    dcv: int | None = param(None, Int(-20, 60, optional=True), "defense combat value (default acv - 2)")
+    health: int | None = param(None, Int(1, MAX_HEALTH, optional=True), "health points (default (body+soul)*5)")
+    attack_bonus: int = param(0, Int(0, 20), "attack combat skill")
+    defense_bonus: int = param(0, Int(0, 20), "defense combat skill")
+    weapon_damage: int = param(0, Int(0, 200), "max damage of the weapon (+ Massive Damage, Superstrength)")
+    armor: int = param(0, Int(0, 200), "Armor attribute: flat reduction of every hit")
+    block: bool = param(False, Bool(), "blocks with an object (+2 to defense)")
+
+    def stats(self, rules: Rules) -> tuple[int, int, int]:
+        """(acv, dcv, health) under the ruleset's rounding."""
+        total = self.body + self.mind + self.soul
+        acv = self.acv if self.acv is not None else (total // 3 if rules.cv_rounding == "floor" else (2 * total + 3) // 6)
+        dcv = self.dcv if self.dcv is not None else acv - 2
+        health = self.health if self.health is not None else (self.body + self.soul) * 5
+        if health > MAX_HEALTH:
+            raise ParamError("health", health, f"an integer in 1..{MAX_HEALTH} (derived from (body+soul)*5)", self.where)
+        return acv, dcv, health
+
+    def derived(self, rules: Rules) -> dict[str, int]:
+        acv, dcv, health = self.stats(rules)
+        return {"acv": acv, "dcv": dcv, "health": health, "shock": health // 5}
+
+
+def check_roll_succeeds(roll_value: int, target: int, die: int) -> bool:
+    """One 2dX value against a target, naturals included."""
+    return bool(succeeds(np.array([roll_value]), target, die)[0])
+
+
+def damage_percent(die: int, roll_value: int) -> int:
+    """The damage table: a 2dX result -> percentage of max damage (100, 75, 50, 25).
+
+    >>> [damage_percent(6, r) for r in (2, 3, 4, 7, 11)]
+    [100, 100, 75, 50, 25]
+    """
+    for pct, bound in zip((100, 75, 50), DAMAGE_TABLE[die]):
+        if roll_value <= bound:
+            return pct
+    return 25
+
+
+def _scaled(max_damage: int, pct: int, rounding: str) -> int:
+    return max_damage * pct // 100 if rounding == "floor" else (max_damage * pct * 2 + 100) // 200
+
+
+def hit_damage(rules: Rules, att: Fighter, dfn: Fighter, damage_roll: int | None) -> int:
+    """Damage of a hit after armor; ``damage_roll=None`` for a critical (200% of max)."""
+    acv = att.stats(rules)[0]
+    max_damage = att.weapon_damage + (acv if rules.acv_in_max else 0)
+    pct = 200 if damage_roll is None else damage_percent(rules.die, damage_roll)
+    raw = _scaled(max_damage, pct, rules.damage_rounding) + (0 if rules.acv_in_max else acv)
+    return max(0, raw - dfn.armor)
+
+
+@lru_cache(maxsize=256)
+def track(rules: Rules, f: Fighter) -> markov.Track:
+    """Damage taken 0..health (up), then ``out`` (health < 0) and ``dead`` (health <= -max)."""
+    health = f.stats(rules)[2]
+    labels = tuple(range(health + 1)) + ("out", "dead")
+    status = (markov.UP,) * (health + 1) + (markov.OUT, markov.DEAD)
+    return markov.Track(labels=labels, status=status)
+
+
+def _after(rules: Rules, dfn: Fighter, taken: int, damage: int, shocked: bool) -> Any:
+    health = dfn.stats(rules)[2]
+    total = taken + damage
+    if total >= 2 * health:
+        return "dead"
+    if total > health or shocked:
+        return "out"
+    return total
+
+
+def condition_label(label: Any) -> str:
+    return label if isinstance(label, str) else f"damage taken {label}"
+
+
+@lru_cache(maxsize=256)
+def _exchange_table(rules: Rules, att: Fighter, dfn: Fighter) -> tuple[float, float, float, tuple[tuple[float, int], ...], int]:
+    """(P(miss), P(defended), P(critical), ((p, damage) of normal hits), critical damage)."""
+    r = roll(rules.die)
+    acv = att.stats(rules)[0]
+    dcv = dfn.stats(rules)[1]
+    v = r.support
+    crit = float(r.pmf(2))
+    attack_ok = r.prob(succeeds(v, acv + att.attack_bonus, rules.die) & (v != 2))
+    defense_ok = r.prob(succeeds(v, dcv + dfn.defense_bonus + 2 * dfn.block, rules.die))
+    hits: dict[int, float] = {}
+    for value, p in zip(v, r.p):
+        d = hit_damage(rules, att, dfn, int(value))
+        hits[d] = hits.get(d, 0.0) + attack_ok * (1 - defense_ok) * float(p)
+    miss = 1.0 - crit - attack_ok
+    return miss, attack_ok * defense_ok, crit, tuple(sorted(hits.items(), key=lambda kv: kv[0])), hit_damage(rules, att, dfn, None)
+
+
+def branches(rules: Rules, att: Fighter, dfn: Fighter, taken: int) -> list[Branch]:
+    """Every way one attack on a defender who has taken ``taken`` damage can go."""
+    miss, defended, crit, hits, crit_damage = _exchange_table(rules, att, dfn)
+    t = track(rules, dfn)
+    shock = dfn.stats(rules)[2] // 5
+    body_fails = 1.0 - roll(rules.die).prob(lambda v: succeeds(v, dfn.body, rules.die))
+    out = [Branch(miss, "miss", 0, t.index[taken]), Branch(defended, "defended", 0, t.index[taken])]
+    for p, damage, critical in [(p, d, False) for d, p in hits] + [(crit, crit_damage, True)]:
+        kind = "hit"
+        if rules.shock_rule and damage > shock:
+            out.append(Branch(p * body_fails, kind, damage, t.index[_after(rules, dfn, taken, damage, True)], critical))
+            p *= 1 - body_fails
+        out.append(Branch(p, kind, damage, t.index[_after(rules, dfn, taken, damage, False)], critical))
+    return [b for b in out if b.p > 0]
+
+
+def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
+    """One attack of ``att`` on an unhurt ``dfn``, exactly."""
+    notes = ["shock_rule is the lab's stand-in for the seed's optional Shock rule"] if rules.shock_rule else []
+    return summarize("tristat", rules, att, dfn, branches(rules, att, dfn, 0), track(rules, dfn), condition_label, notes)
+
+
+def initiative(rules: Rules, a: Fighter, b: Fighter) -> tuple[float, float, float]:
+    """(P(A acts first), P(simultaneous), P(B first)) from 2dX + acv each."""
+    r = roll(rules.die)
+    ia, ib = r + a.stats(rules)[0], r + b.stats(rules)[0]
+    win, tie, lose, _ = Outcomes(ia.p, ia.support, ia.support).against(Outcomes(ib.p, ib.support, ib.support))
+    return win, tie, lose
+
+
+def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
+    """Initiative each round (2dX + acv; equal: simultaneous), one attack each, until someone is out."""
+    ta, tb = track(rules, a), track(rules, b)
+    on_b = {0: branch_kernel(tb, lambda i: branches(rules, a, b, tb.labels[i]))}
+    on_a = {0: branch_kernel(ta, lambda i: branches(rules, b, a, ta.labels[i]))}
+    a_hits, b_hits = markov.attack(ta, tb, on_b, "a"), markov.attack(ta, tb, on_a, "b")
+    orders = [(a_hits @ b_hits), markov.simultaneous(ta, tb, on_a, on_b), (b_hits @ a_hits)]
+    weights = initiative(rules, a, b)
+    if rules.initiative_once:
+        solution = markov.mix_solutions([(w, markov.solve(m, ta, tb, (0, 0))) for w, m in zip(weights, orders)])
+        order = "initiative rolled once per fight (2dX + acv); equal: simultaneous"
+    else:
+        solution = markov.solve(markov.mixture(list(zip(weights, orders))), ta, tb, (0, 0))
+        order = "initiative every round (2dX + acv); equal initiative: simultaneous attacks"
+    return DuelResult("tristat", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order, solution)
+
+
+def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
+    """One attack with the dice given: ``attack``, ``defense``, ``damage`` and ``body`` (shock) 2dX totals."""
+    acv, _, _ = att.stats(rules)
+    _, dcv, health = dfn.stats(rules)
+    lo, hi = 2, 2 * rules.die
+    for name, value in rolls.items():
+        if not lo <= value <= hi:
+            raise ParamError(f"rolls.{name}", value, f"a 2d{rules.die} total in {lo}..{hi}")
+    steps, fields = [], {}
+    a_roll = _need(rolls, "attack")
+    target = acv + att.attack_bonus
+    critical = a_roll == 2
+    ok = check_roll_succeeds(a_roll, target, rules.die)
+    steps.append(f"attack: 2d{rules.die} = {a_roll} against acv {acv} + skill {att.attack_bonus} = {target}: "
+                 + ("natural 2, critical hit (defense skipped)" if critical else "hit" if ok else "miss"))
+    hit, damage = ok, 0
+    if ok and not critical:
+        d_roll = _need(rolls, "defense")
+        d_target = dcv + dfn.defense_bonus + 2 * dfn.block
+        blocked = check_roll_succeeds(d_roll, d_target, rules.die)
+        steps.append(f"defense: 2d{rules.die} = {d_roll} against dcv {dcv} + skill {dfn.defense_bonus}"
+                     + (" + block 2" if dfn.block else "") + f" = {d_target}: " + ("defended" if blocked else "failed"))
+        hit = not blocked
+    if hit:
+        dmg_roll = None if critical else _need(rolls, "damage")
+        max_damage = att.weapon_damage + (acv if rules.acv_in_max else 0)
+        pct = 200 if critical else damage_percent(rules.die, dmg_roll)
+        raw = _scaled(max_damage, pct, rules.damage_rounding) + (0 if rules.acv_in_max else acv)
+        damage = max(0, raw - dfn.armor)
+        source = "critical: 200%" if critical else f"damage roll 2d{rules.die} = {dmg_roll}: {pct}%"
+        steps.append(f"{source} of max {max_damage} ({rules.damage_rounding})"
+                     + ("" if rules.acv_in_max else f" + acv {acv}") + f" = {raw}; armor {dfn.armor}: {damage} damage")
+        fields["percent"] = pct
+    shocked = False
+    if hit and rules.shock_rule and damage > health // 5:
+        b_roll = _need(rolls, "body")
+        shocked = not check_roll_succeeds(b_roll, dfn.body, rules.die)
+        steps.append(f"shock (lab stand-in): {damage} > shock {health // 5}; Body check 2d{rules.die} = {b_roll} "
+                     f"against {dfn.body}: " + ("knocked out" if shocked else "stays up"))
+    after = _after(rules, dfn, 0, damage, shocked)
+    steps.append(f"health {health} -> {health - damage}" + (f" ({after})" if isinstance(after, str) else ""))
+    fields.update({"critical": critical, "health_after": health - damage, "condition": condition_label(after)})
+    return Resolution("tristat", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
+                      dict(rolls), steps, hit, damage, damage, fields)
+
+
+def _need(rolls: Mapping[str, int], name: str) -> int:
+    if name not in rolls:
+        raise ParamError("rolls", ",".join(f"{k}={v}" for k, v in rolls.items()) or "(none)",
+                         f"a value for '{name}' (this exchange needs it)")
+    return rolls[name]
+
+
 SYSTEM = System(
     id="tristat",
     title="Tri-Stat dX",
@@ -122,4 +336,9 @@ SYSTEM = System(
     table_cases=table_cases,
     value="target",
     rule_flags=("die",),
+    Fighter=Fighter,
+    exchange=exchange,
+    resolve=resolve,
+    duel=duel,
+    roll_names=("attack", "defense", "damage", "body"),
 )
