@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 from typing import Any, Callable, Sequence
 
@@ -17,7 +18,13 @@ from ..params import DicelabError, parse_pairs
 from ..system import SYSTEM_IDS, System, get_system
 from ..tables import dumps
 
-COMMAND_MODULES = ("checks", "combat", "report")
+FIRST = ("checks", "combat", "simulate")
+
+
+def command_modules() -> list[str]:
+    """Every module of this package with a ``register`` function: the core groups first, then the rest by name."""
+    names = sorted(m.name for m in pkgutil.iter_modules(__path__))
+    return [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
@@ -34,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dicelab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in command_modules():
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
@@ -58,9 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 # ------------------------------------------------------------------ helpers
 def command(sub: Any, name: str, help: str, example: str, func: Callable[[argparse.Namespace], int | None]) -> argparse.ArgumentParser:
     """Add a command with a help line and an example epilog."""
-    p = sub.add_parser(name, help=help, description=help, epilog=f"Example:\n  {example}", formatter_class=Formatter)
+    p = sub.add_parser(name, help=_escape(help), description=help, epilog=f"Example:\n  {example}", formatter_class=Formatter)
     p.set_defaults(func=func)
     return p
+
+
+def _escape(text: str) -> str:
+    """argparse %-formats help strings."""
+    return text.replace("%", "%%")
 
 
 def per_system(
@@ -74,11 +86,11 @@ def per_system(
 ) -> None:
     """A command taking the system as its first argument, with per-system options."""
     lines = "\n".join(f"  {examples[s]}" for s in systems if s in examples)
-    p = sub.add_parser(name, help=help, description=help, epilog=f"Examples:\n{lines}", formatter_class=Formatter)
+    p = sub.add_parser(name, help=_escape(help), description=help, epilog=f"Examples:\n{lines}", formatter_class=Formatter)
     inner = p.add_subparsers(dest="system", required=True, metavar="SYSTEM")
     for sid in systems:
         system = get_system(sid)
-        sp = inner.add_parser(sid, help=f"{system.title} ({system.dice})", description=f"{help}: {system.title}",
+        sp = inner.add_parser(sid, help=_escape(f"{system.title} ({system.dice})"), description=f"{help}: {system.title}",
                               epilog=f"Example:\n  {examples.get(sid, '')}", formatter_class=Formatter)
         add(sp, system)
         sp.set_defaults(func=func)

@@ -1,0 +1,90 @@
+"""Monte Carlo commands: ``sim`` (duels) and ``sim-check`` (checks)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..params import parse_pairs
+from ..system import get_system
+from ..tables import pairs
+from . import add_params_options, add_rules_options, emit, emit_json, params_from, per_system, rules_from
+from .combat import FIGHTER_HELP, fighters_from
+
+SIM_EXAMPLES = {
+    "tristat": "dicelab sim tristat --a veteran --b trained --n 1000000 --seed 1 --json",
+    "onesix": "dicelab sim onesix --a daisy --b poacher --n 200000 --seed 1 --model full",
+    "tun": "dicelab sim tun --a red --b blue --n 200000 --seed 1 --json",
+    "kurs": "dicelab sim kurs --a maximus --b tiberius --n 200000 --seed 1 --model exact",
+}
+CHECK_EXAMPLES = {
+    "tristat": "dicelab sim-check tristat --target 7 --n 1000000 --seed 1",
+    "onesix": "dicelab sim-check onesix --rating 9 --n 1000000 --seed 1 --json",
+    "tun": "dicelab sim-check tun --limit 13 --dice 1d20 --n 100000 --seed 2",
+    "kurs": "dicelab sim-check kurs --skill 2 --n 100000 --seed 3 --json",
+}
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n", type=int, default=100_000, help="number of trials (default 100000)")
+    p.add_argument("--seed", type=int, default=None, help="seed (same seed, same numbers, any worker count)")
+    p.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def register(sub: Any) -> None:
+    def add_sim(p: argparse.ArgumentParser, system: Any) -> None:
+        p.add_argument("--a", required=True, metavar="FIGHTER", help=f"side A: {FIGHTER_HELP}")
+        p.add_argument("--b", required=True, metavar="FIGHTER", help=f"side B: {FIGHTER_HELP}")
+        p.add_argument("--model", choices=("full", "exact"), default="full",
+                       help="full: the rules as written (default); exact: the exact chain's simplified model")
+        p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                       help="switch one full-model rule on or off (repeatable); see `dicelab systems`")
+        add_rules_options(p, system)
+        _add_common(p)
+
+    def add_sim_check(p: argparse.ArgumentParser, system: Any) -> None:
+        add_params_options(p, system.CheckArgs)
+        add_rules_options(p, system)
+        _add_common(p)
+
+    per_system(sub, "sim", "Monte Carlo duels (numba): outcome probabilities with SE and 95% CI",
+               SIM_EXAMPLES, run_sim, add_sim)
+    per_system(sub, "sim-check", "Monte Carlo checks (numba): P(success) with SE and 95% CI",
+               CHECK_EXAMPLES, run_sim_check, add_sim_check)
+
+
+def run_sim(ns: argparse.Namespace) -> int:
+    from sims.api import simulate_duel
+
+    system = get_system(ns.system)
+    rules, a, b = fighters_from(ns, system)
+    options: dict[str, str] = {}
+    for item in ns.option:
+        options.update(parse_pairs(item, "--option"))
+    res = simulate_duel(system.id, rules, a, b, ns.n, seed=ns.seed, model=ns.model, options=options, workers=ns.workers)
+    if ns.json:
+        emit_json(res.to_dict())
+        return 0
+    emit(f"{system.id} sim ({res.model} model, n={res.n}, seed={res.seed}): {res.a['name']} (A) vs {res.b['name']} (B)\n"
+         f"  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else ""))
+    emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
+    return 0
+
+
+def run_sim_check(ns: argparse.Namespace) -> int:
+    from sims.api import simulate_check
+
+    system = get_system(ns.system)
+    res = simulate_check(system.id, rules_from(ns, system), params_from(ns, system.CheckArgs), ns.n, seed=ns.seed,
+                         workers=ns.workers)
+    data = res.to_dict()
+    if ns.json:
+        emit_json(data)
+        return 0
+    emit(f"{system.id} sim-check (n={res.n}, seed={res.seed}): {pairs(res.params)}\n  rules: {pairs(res.variants)}\n")
+    for key in ("p_success", "p_critical", "p_fumble", "mean"):
+        if key in data:
+            lo, hi = data[f"ci_{key}"]
+            emit(f"  {key:<10} {data[key]:.6f}  se {data[f'se_{key}']:.6f}  95% CI [{lo:.6f}, {hi:.6f}]\n")
+    return 0

@@ -1,0 +1,67 @@
+"""The Monte Carlo API: simulated checks and duels for every system.
+
+Each system's kernels live in ``sims/<id>.py``, which exposes ``Options`` (a
+validated dataclass of boolean switches for the rules the exact chain leaves
+out, all on by default), ``check_call``, ``CHECK_EXTRAS`` and ``duel_call``.
+
+>>> from analysis.system import get_system
+>>> s = get_system("tristat")
+>>> r = simulate_check("tristat", s.rules(), s.args(target=7), n=20_000, seed=1)
+>>> r.p_success.agrees(7 / 12)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from types import ModuleType
+from typing import Any, Mapping
+
+from analysis.combat import describe_fighter
+from analysis.params import Choice, Validated
+from analysis.system import get_system
+
+from .engine import Seed, run_chunks
+from .results import SimCheckResult, SimDuelResult
+
+MODELS = ("exact", "full")
+
+
+def sim_module(system_id: str) -> ModuleType:
+    """The kernels module of a system."""
+    get_system(system_id)
+    return importlib.import_module(f"sims.{system_id}")
+
+
+def options_for(system_id: str, model: str, options: Mapping[str, Any] | Validated | None = None) -> Validated:
+    """The rule switches for a model: all off for ``exact``, the defaults (on) for ``full``, then ``options``."""
+    model = Choice(MODELS).validate("model", model)
+    cls = sim_module(system_id).Options
+    if isinstance(options, cls):
+        return options
+    base = cls() if model == "full" else cls(**{f.name: False for f in dataclasses.fields(cls) if f.name in cls.specs()})
+    return cls.from_text(dict(options or {}), base=base)
+
+
+def simulate_check(system_id: str, rules: Any, args: Any, n: int, seed: Seed = None,
+                   workers: int | None = None) -> SimCheckResult:
+    """``n`` simulated checks of one system; P(success) with SE and CI, the outcome histogram."""
+    module, system = sim_module(system_id), get_system(system_id)
+    counts = run_chunks(module.check_call(rules, args), n, seed, workers)
+    return SimCheckResult(system_id, rules.to_dict(), args.to_dict(), system.check(rules, args).outcome, int(n),
+                          _seed_echo(seed), counts, module.CHECK_EXTRAS)
+
+
+def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed = None, model: str = "full",
+                  options: Mapping[str, Any] | Validated | None = None, workers: int | None = None) -> SimDuelResult:
+    """``n`` simulated duels under the ``full`` rules (or the ``exact`` chain's model)."""
+    module = sim_module(system_id)
+    opts = options_for(system_id, model, options)
+    counts = run_chunks(module.duel_call(rules, a, b, model, opts), n, seed, workers)
+    return SimDuelResult(system_id, model, rules.to_dict(), opts.to_dict(), describe_fighter(a, rules),
+                         describe_fighter(b, rules), int(n), _seed_echo(seed), counts)
+
+
+def _seed_echo(seed: Seed) -> Any:
+    return seed if isinstance(seed, int) or seed is None else repr(seed)

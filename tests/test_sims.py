@@ -1,0 +1,155 @@
+"""Monte Carlo simulators: agreement with the exact engine, reproducibility, interfaces."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from analysis.cli import main
+from analysis.fighters import load_fighter
+from analysis.params import DicelabError
+from analysis.system import SYSTEM_IDS, get_system
+from sims.api import options_for, simulate_check, simulate_duel
+from sims.engine import run_chunks, seed_sequence
+
+CHECKS = {
+    "tristat": [dict(target=7), dict(target=3), dict(target=11)],
+    "onesix": [dict(rating=9), dict(rating=4, mod=2), dict(rating=13, skilled=False)],
+    "tun": [dict(limit=13), dict(limit=9, dice="1d20"), dict(limit=12, dice="1d6x3")],
+    "kurs": [dict(skill=2), dict(skill=-1, difficulty=1), dict(skill=0, mod=1)],
+}
+CHECK_VARIANTS = {
+    "tristat": [dict(die=20)],
+    "onesix": [dict(extra_die_ones="count", explode_depth=2)],
+    "tun": [dict(success_rule="le", crits=True)],
+    "kurs": [dict(dk_faces=(-1, 0, 1), luck_tokens=1)],
+}
+PAIRS = {
+    "tristat": [("veteran", "trained"), ("novice_armed", "novice_armed")],
+    "onesix": [("daisy", "poacher"), ("trained_armed", "veteran_armed")],
+    "tun": [("red", "blue"), ("novice", "trained")],
+    "kurs": [("maximus", "tiberius"), ("trained", "veteran")],
+}
+N_CHECK = 200_000
+N_DUEL = 60_000
+
+
+def within(estimate, exact, k=4.0):
+    return abs(estimate.value - exact) <= k * max(estimate.se, 1.0 / estimate.n)
+
+
+@pytest.mark.parametrize("system_id", SYSTEM_IDS)
+def test_simulated_checks_agree_with_exact(system_id):
+    system = get_system(system_id)
+    cases = [(system.rules(), kw) for kw in CHECKS[system_id]]
+    cases += [(system.rules(**v), CHECKS[system_id][0]) for v in CHECK_VARIANTS[system_id]]
+    for i, (rules, kw) in enumerate(cases):
+        args = system.args(**kw)
+        exact = system.check(rules, args)
+        sim = simulate_check(system_id, rules, args, N_CHECK, seed=100 + i)
+        assert within(sim.p_success, exact.p_success), (kw, sim.p_success, exact.p_success)
+        data = sim.to_dict()
+        assert data["n"] == N_CHECK and "se_p_success" in data and len(data["ci_p_success"]) == 2
+        for name in ("p_critical", "p_fumble"):
+            value = getattr(exact, name)
+            if value is not None and name in data:
+                assert abs(data[name] - value) <= 4 * max(data[f"se_{name}"], 1 / N_CHECK)
+
+
+@pytest.mark.parametrize("system_id", SYSTEM_IDS)
+def test_simulated_duels_agree_with_the_exact_chain(system_id):
+    system = get_system(system_id)
+    rules = system.rules()
+    for i, (a_name, b_name) in enumerate(PAIRS[system_id]):
+        a, b = load_fighter(system, a_name), load_fighter(system, b_name)
+        exact = system.duel(rules, a, b).solution
+        sim = simulate_duel(system_id, rules, a, b, N_DUEL, seed=7 + i, model="exact")
+        label = f"{system_id} {a_name} vs {b_name}"
+        assert within(sim.p_a_wins, exact.p_a_wins), (label, sim.p_a_wins, exact.p_a_wins)
+        assert within(sim.p_both_out, exact.p_both_out), (label, sim.p_both_out, exact.p_both_out)
+        assert within(sim.p_a_dead, exact.p_a_dead), (label, sim.p_a_dead, exact.p_a_dead)
+        if exact.p_stalemate == 0:
+            assert within(sim.mean_rounds, exact.mean_rounds), (label, sim.mean_rounds, exact.mean_rounds)
+
+
+@pytest.mark.parametrize("system_id", SYSTEM_IDS)
+def test_full_model_runs_every_archetype_pairing(system_id):
+    from analysis.fighters import archetypes
+
+    system = get_system(system_id)
+    names = list(archetypes(system_id))
+    rules = system.rules()
+    for a_name in names:
+        for b_name in names:
+            res = simulate_duel(system_id, rules, load_fighter(system, a_name), load_fighter(system, b_name), 400, seed=1)
+            total = res.p_a_wins.value + res.p_b_wins.value + res.p_both_out.value + res.p_unfinished.value
+            assert total == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("system_id", SYSTEM_IDS)
+def test_same_seed_same_numbers_whatever_the_workers(system_id):
+    system = get_system(system_id)
+    a, b = (load_fighter(system, x) for x in PAIRS[system_id][0])
+    rules = system.rules()
+    runs = [simulate_duel(system_id, rules, a, b, 150_000, seed=42, workers=w).counts for w in (1, 2, 3)]
+    assert all(np.array_equal(runs[0], r) for r in runs[1:])
+    other = simulate_duel(system_id, rules, a, b, 150_000, seed=43, workers=2).counts
+    assert not np.array_equal(runs[0], other)
+
+
+def test_a_generator_seed_is_reproducible_and_advances():
+    s = get_system("tristat")
+    args = s.args(target=7)
+    one = simulate_check("tristat", s.rules(), args, 10_000, seed=np.random.default_rng(5)).counts
+    two = simulate_check("tristat", s.rules(), args, 10_000, seed=np.random.default_rng(5)).counts
+    assert np.array_equal(one, two)
+    rng = np.random.default_rng(5)
+    first = simulate_check("tristat", s.rules(), args, 10_000, seed=rng).counts
+    second = simulate_check("tristat", s.rules(), args, 10_000, seed=rng).counts
+    assert np.array_equal(first, one) and not np.array_equal(first, second)
+
+
+def test_chunk_streams_are_children_of_the_seed():
+    children = seed_sequence(9).spawn(3)
+    assert [c.spawn_key for c in children] == [(0,), (1,), (2,)]
+    with pytest.raises(DicelabError, match="n = 0"):
+        run_chunks(lambda n, rng: np.zeros(1), 0, seed=1)
+    with pytest.raises(DicelabError, match="seed"):
+        seed_sequence(-3)
+
+
+@pytest.mark.parametrize("system_id", SYSTEM_IDS)
+def test_exact_model_switches_every_full_rule_off(system_id):
+    exact = options_for(system_id, "exact")
+    full = options_for(system_id, "full")
+    assert all(v is False for v in exact.to_dict().values())
+    assert set(exact.to_dict()) == set(full.to_dict())
+
+
+def test_sim_cli_json_fields(capsys):
+    code = main(["sim", "tristat", "--a", "veteran", "--b", "trained", "--n", "20000", "--seed", "1", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    for key in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dead", "p_b_dead", "rounds", "mean_rounds", "n",
+                "se_p_a_wins", "se_p_b_wins", "se_p_both_out", "se_mean_rounds", "ci_p_a_wins"):
+        assert key in data
+    assert data["n"] == 20000 and data["seed"] == 1 and data["model"] == "full"
+
+
+def test_sim_check_cli(capsys):
+    code = main(["sim-check", "tristat", "--target", "7", "--n", "50000", "--seed", "3", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and abs(data["p_success"] - 7 / 12) <= 4 * data["se_p_success"]
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["sim", "tristat", "--a", "veteran", "--b", "trained", "--n", "0"], "n = 0"),
+    (["sim", "tristat", "--a", "veteran", "--b", "trained", "--seed", "-1"], "seed"),
+    (["sim", "tristat", "--a", "veteran", "--b", "trained", "--option", "warp=true"], "warp"),
+])
+def test_sim_bad_input(capsys, argv, word):
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and word in err and err.count("\n") == 1
