@@ -148,13 +148,17 @@ class Solution:
         return max(self.rounds, default=0)
 
 
-def solve(m: sp.spmatrix, a: Track, b: Track, start: tuple[int, int] | Mapping[tuple[int, int], float]) -> Solution:
+def solve(m: sp.spmatrix, a: Track, b: Track, start: tuple[int, int] | Mapping[tuple[int, int], float],
+          permc_spec: str = "NATURAL") -> Solution:
     """Absorption probabilities, mean and distribution of rounds of a duel.
 
     ``m`` is the round matrix over the joint space; ``start`` a pair of
     condition indices or a distribution over pairs.  Joint states where a
     fighter is not up absorb.  Transient states from which no fighter can ever
-    go out (neither can hurt the other) absorb as a stalemate.
+    go out (neither can hurt the other) absorb as a stalemate.  Conditions
+    only worsen in every system, so with tracks listed from fresh to worst
+    ``I - Q`` is triangular and the LU's natural column order has no fill-in
+    (``permc_spec`` is passed to :func:`scipy.sparse.linalg.splu`).
     """
     m = sp.csr_matrix(m)
     nb = len(b)
@@ -163,23 +167,27 @@ def solve(m: sp.spmatrix, a: Track, b: Track, start: tuple[int, int] | Mapping[t
     for (i, j), w in init.items():
         x0_full[i * nb + j] += w
     live = _both_up(a, b)
-    reach = _reachable(m, np.flatnonzero(x0_full))
+    edges = (m != 0).tocsr()
+    reach = np.flatnonzero(_closure(edges.T.tocsr(), x0_full > 0))
     trans = reach[live[reach]]
     absorb = reach[~live[reach]]
-    can_end = _can_reach(m, trans, absorb)
+    ends = np.zeros(m.shape[0], dtype=bool)
+    ends[absorb] = True
+    can_end = _closure(edges, ends)[trans]
     stuck = trans[~can_end]
     trans = trans[can_end]
-    q = m[trans][:, trans].tocsc()
-    r = m[trans][:, absorb].tocsr()
+    rows = m[trans]
+    q = rows[:, trans].tocsc()
+    r = rows[:, absorb].tocsr()
     x0 = x0_full[trans]
     status_a = np.asarray(a.status)[absorb // nb]
     status_b = np.asarray(b.status)[absorb % nb]
     p_stalemate = float(x0_full[stuck].sum())
     if trans.size:
-        lu = splu((sp.identity(trans.size, format="csc") - q).T.tocsc())
+        lu = splu((sp.identity(trans.size, format="csc") - q).T.tocsc(), permc_spec=permc_spec)
         visits = lu.solve(x0)
         absorbed = visits @ r + x0_full[absorb]
-        p_stalemate += float(visits @ np.asarray(m[trans][:, stuck].sum(axis=1)).ravel())
+        p_stalemate += float(visits @ np.asarray(rows[:, stuck].sum(axis=1)).ravel())
         rounds, tail = _rounds(q, r, x0)
         mean = float(visits.sum()) if p_stalemate == 0 else float(sum(k * v for k, v in rounds.items()) / max(sum(rounds.values()), 1e-300))
     else:
@@ -226,29 +234,17 @@ def mix_solutions(parts: Sequence[tuple[float, Solution]]) -> Solution:
     )
 
 
-def _reachable(m: sp.csr_matrix, sources: np.ndarray) -> np.ndarray:
-    seen = np.zeros(m.shape[0], dtype=bool)
-    seen[sources] = True
-    frontier = seen.copy()
-    graph = (m != 0).astype(np.int8).T.tocsr()
-    while frontier.any():
-        nxt = (graph @ frontier.astype(np.int8)) > 0
-        frontier = nxt & ~seen
-        seen |= nxt
-    return np.flatnonzero(seen)
+def _closure(graph: sp.csr_matrix, seed: np.ndarray) -> np.ndarray:
+    """Mask of the states reachable from ``seed`` along ``graph`` (``graph[i, j] != 0``: an edge j -> i).
 
-
-def _can_reach(m: sp.csr_matrix, trans: np.ndarray, absorb: np.ndarray) -> np.ndarray:
-    """Mask over ``trans``: can the state reach an absorbing state?"""
-    ok = np.zeros(m.shape[0], dtype=bool)
-    ok[absorb] = True
-    graph = (m != 0).astype(np.int8).tocsr()
+    Counts run in floats: a state may have hundreds of predecessors.
+    """
+    seen = seed.copy()
     while True:
-        nxt = ((graph @ ok.astype(np.int8)) > 0) | ok
-        if (nxt == ok).all():
-            break
-        ok = nxt
-    return ok[trans]
+        nxt = seen | ((graph @ seen.astype(np.float64)) > 0)
+        if (nxt == seen).all():
+            return seen
+        seen = nxt
 
 
 def _rounds(q: sp.csc_matrix, r: sp.csr_matrix, x0: np.ndarray) -> tuple[dict[int, float], float]:
@@ -258,7 +254,7 @@ def _rounds(q: sp.csc_matrix, r: sp.csr_matrix, x0: np.ndarray) -> tuple[dict[in
     v = x0.copy()
     out: dict[int, float] = {}
     for t in range(1, MAX_ROUNDS + 1):
-        p = float(v @ ends)
+        p = float(np.sum(v * ends))
         if p > 0:
             out[t] = p
         v = qt @ v

@@ -12,12 +12,12 @@ import io
 from pathlib import Path
 
 from .compare import success_curves
+from .i18n import LANGS
 from .params import Choice
 from .plots import success_curves as plot_success_curves
 from .system import all_systems
 from .tables import pairs, render, success_table, write_atomic
 
-LANGS = ("en", "ru")
 
 
 def save_figure(fig, path: Path) -> Path:

@@ -50,7 +50,7 @@ def register(sub: Any) -> None:
         p.add_argument("--format", choices=FORMATS, default="md", help="md (default), csv or json")
         p.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
-    per_system(sub, "table", f"The success-probability table over the system's whole range",
+    per_system(sub, "table", "The success-probability table over the system's whole range",
                TABLE_EXAMPLES, run_table, add_table)
 
     def add_opposed(p: argparse.ArgumentParser, system: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..report import LANGS, build_report
+from ..i18n import LANGS
 from . import command, emit
 
 
@@ -17,6 +17,8 @@ def register(sub: Any) -> None:
 
 
 def run_report(ns: argparse.Namespace) -> int:
+    from ..report import build_report
+
     written = build_report(ns.out, lang=ns.lang)
     emit(f"wrote {len(written)} files into {ns.out}/\n")
     return 0

@@ -5,6 +5,11 @@ effectiveness ``E = limit - roll``.  Dice: 3d6, or for luck 1d20 or 1d6x3.
 Optional criticals: the minimum roll succeeds with E raised by the bonus whose
 ``<=``-chance is nearest 10%; the maximum roll fails.  See RULES.md section 3.
 
+Combat: the attacker's limit is Body + attack feature - the target's Body
+defense (when it defends); a success inflicts ``E*n + b`` Body trauma.  A duel
+keeps the order of the first round; each turn is two attacks, and a fighter
+put out before its turn has the last word (one attack, +1 Body trauma).
+
 >>> round(SYSTEM.check(Rules(), CheckArgs(limit=13)).p_success, 6)
 0.740741
 """
@@ -17,12 +22,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
+from .. import markov
+from ..combat import Branch, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
 from ..dist import Dist
-from ..params import Bool, Choice, Int, Validated, param
+from ..params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
 from ..results import CheckResult, OpposedResult, Outcomes
 from ..system import System
 
@@ -38,6 +46,8 @@ class Rules(Validated):
     success_rule: str = param("lt", Choice(("lt", "le")), "success iff roll < limit (the text), or <= (the seed's table)")
     crits: bool = param(False, Bool(), "optional critical rolls: minimum succeeds with an E bonus, maximum fails")
     last_word: bool = param(True, Bool(), "a fighter put out before its turn still takes one action (+1 Body trauma)")
+    dying_last_word: bool = param(True, Bool(), "the last word also for a fighter put out with trauma > 2 x volume "
+                                  "(the seed: it dies within the hour, not at once)")
     turn_order: str = param("body", Choice(("body", "roll")), "fixed order by Body (ties: d6 roll-off), or by a d6 roll-off")
 
 
@@ -70,7 +80,7 @@ def crit_bonus(dice: str) -> int:
     return int(r.support[np.argmin(np.abs(r.cdf(r.support) - 0.1))])
 
 
-def resolve(rules: Rules, dice: str, limit: int, rolls: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def outcome_arrays(rules: Rules, dice: str, limit: int, rolls: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised over roll values: (success, E, critical success, critical failure)."""
     r = roll(dice)
     base = rolls <= limit if rules.success_rule == "le" else rolls < limit
@@ -85,7 +95,7 @@ def resolve(rules: Rules, dice: str, limit: int, rolls: np.ndarray) -> tuple[np.
 def check(rules: Rules, args: CheckArgs) -> CheckResult:
     """P(success), the effectiveness distribution and, with ``crits``, P(crit)/P(fumble)."""
     r = roll(args.dice)
-    success, e, crit, fumble = resolve(rules, args.dice, args.limit, r.support)
+    success, e, crit, fumble = outcome_arrays(rules, args.dice, args.limit, r.support)
     return CheckResult(
         system="tun",
         variants=rules.to_dict(),
@@ -101,7 +111,7 @@ def check(rules: Rules, args: CheckArgs) -> CheckResult:
 def outcomes(rules: Rules, args: CheckArgs) -> Outcomes:
     """Contest (b) outcomes: a success beats a failure, then the larger E wins."""
     r = roll(args.dice)
-    success, e, _, _ = resolve(rules, args.dice, args.limit, r.support)
+    success, e, _, _ = outcome_arrays(rules, args.dice, args.limit, r.support)
     return Outcomes(p=r.p, key=success.astype(np.int64) * 10_000 + e, score=e)
 
 
@@ -166,6 +176,223 @@ def _explained_by(printed: Fraction, exact: Fraction, unit: Fraction) -> str:
     return " or ".join(ways) if ways else "neither"
 
 
+# ------------------------------------------------------------------- combat
+MAX_CHARACTERISTIC = 24
+MAX_EXTRA = 12
+
+
+@dataclass(frozen=True)
+class Fighter(FighterBase):
+    """A ТУН fighter: the three characteristics, the Body resource, one attack feature and one weapon.
+
+    >>> red = Fighter(body=13, mind=10, unusual=5, attack_feature=6, weapon_n=2, weapon_b=1)
+    >>> red.derived(Rules()), attack_limit(red, Fighter(body=12, mind=15))
+    ({'body_volume': 13, 'body_defense': 7}, 13)
+    """
+
+    where = "tun fighter"
+    body: int = param(10, Int(1, MAX_CHARACTERISTIC),
+                      "Body characteristic (ТХ): attack limit, Body volume and defense, turn order")
+    mind: int = param(10, Int(0, MAX_CHARACTERISTIC), "Mind characteristic (УХ); echoed, not used in a duel")
+    unusual: int = param(0, Int(0, MAX_CHARACTERISTIC), "Unusual characteristic (НХ); echoed, not used in a duel")
+    attack_feature: int = param(0, Int(-MAX_EXTRA, MAX_EXTRA),
+                                "the feature added to the attack limit (the seed's Red: throwing 6)")
+    extra_volume: int = param(0, Int(0, MAX_EXTRA), "extra Body volume (ДОТР): Body volume = body + extra_volume")
+    extra_defense: int = param(0, Int(0, MAX_EXTRA),
+                               "extra Body defense (ДТЗ): Body defense = ceil(body / 2) + extra_defense")
+    defends: bool = param(True, Bool(), "consciously defends in melee: attackers subtract its Body defense")
+    weapon_n: int = param(1, Int(1, 6), "weapon multiplier n of trauma = E*n + b (unarmed 1)")
+    weapon_b: int = param(0, Int(0, 20), "weapon bonus b of trauma = E*n + b (unarmed 0)")
+    dice: str = param("3d6", Choice(DICE_MODES), "the attack roll: 3d6, or 1d20 / 1d6x3 for luck")
+
+    @property
+    def volume(self) -> int:
+        """Body volume (ОТР): out at this much trauma, dead above twice it."""
+        return self.body + self.extra_volume
+
+    @property
+    def defense(self) -> int:
+        """Body defense (ТЗ), rounded up as the seed says."""
+        return -(-self.body // 2) + self.extra_defense
+
+    def derived(self, rules: Rules) -> dict[str, int]:
+        return {"body_volume": self.volume, "body_defense": self.defense}
+
+
+def attack_limit(att: Fighter, dfn: Fighter) -> int:
+    """Body + attack feature - the target's Body defense if it defends."""
+    return att.body + att.attack_feature - (dfn.defense if dfn.defends else 0)
+
+
+def trauma_label(f: Fighter, trauma: int) -> Any:
+    """The condition with this much Body trauma: ``trauma`` (up), ``("out", trauma)`` or ``"dead"``."""
+    if trauma > 2 * f.volume:
+        return "dead"
+    return trauma if trauma < f.volume else ("out", trauma)
+
+
+@lru_cache(maxsize=256)
+def track(f: Fighter) -> markov.Track:
+    """Body trauma 0..volume-1 (up), volume..2*volume (out, kept for the last word's +1) and dead."""
+    v = f.volume
+    labels = tuple(trauma_label(f, t) for t in range(2 * v + 1)) + ("dead",)
+    status = (markov.UP,) * v + (markov.OUT,) * (v + 1) + (markov.DEAD,)
+    return markov.Track(labels=labels, status=status)
+
+
+def condition_label(label: Any) -> str:
+    """A track label as text: ``trauma 3``, ``out (trauma 13)`` or ``dead``."""
+    if label == "dead":
+        return "dead"
+    return f"out (trauma {label[1]})" if isinstance(label, tuple) else f"trauma {label}"
+
+
+@lru_cache(maxsize=256)
+def _attack_table(rules: Rules, att: Fighter, dfn: Fighter) -> tuple[float, tuple[tuple[float, int, bool], ...]]:
+    """(P(miss), ((p, trauma, critical) of each successful roll value))."""
+    r = roll(att.dice)
+    success, e, crit, _ = outcome_arrays(rules, att.dice, attack_limit(att, dfn), r.support)
+    hits = tuple((float(p), int(x) * att.weapon_n + att.weapon_b, bool(c))
+                 for p, x, c, ok in zip(r.p, e, crit, success) if ok and p > 0)
+    return r.prob(~success), hits
+
+
+def branches(rules: Rules, att: Fighter, dfn: Fighter, trauma: int) -> list[Branch]:
+    """Every way one attack on a defender with ``trauma`` Body trauma can go."""
+    miss, hits = _attack_table(rules, att, dfn)
+    t = track(dfn)
+    out = [Branch(miss, "miss", 0, t.index[trauma_label(dfn, trauma)])]
+    out += [Branch(p, "hit", d, t.index[trauma_label(dfn, trauma + d)], c) for p, d, c in hits]
+    return [b for b in out if b.p > 0]
+
+
+def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
+    """One attack of ``att`` on an unhurt ``dfn``, exactly.
+
+    >>> red = Fighter(body=13, attack_feature=6, weapon_n=2, weapon_b=1)
+    >>> res = exchange(Rules(), red, Fighter(body=12))
+    >>> round(res.p_hit, 6), res.damage.max
+    (0.740741, 21)
+    """
+    limit = attack_limit(att, dfn)
+    defense = f" - Body defense {dfn.defense}" if dfn.defends else " (the target does not defend)"
+    notes = [f"limit {limit} = Body {att.body} + attack feature {att.attack_feature}{defense}",
+             f"trauma = E*{att.weapon_n} + {att.weapon_b} to the Body"]
+    return summarize("tun", rules, att, dfn, branches(rules, att, dfn, 0), track(dfn), condition_label, notes)
+
+
+@lru_cache(maxsize=256)
+def _kernel(rules: Rules, att: Fighter, dfn: Fighter) -> sp.csr_matrix:
+    """One attack of ``att`` as a Markov kernel over ``dfn``'s track (shared: never modified)."""
+    t = track(dfn)
+    return branch_kernel(t, lambda i: branches(rules, att, dfn, t.labels[i]))
+
+
+def _last_word(rules: Rules, speaker: Fighter, target: Fighter, side: str) -> sp.csr_matrix:
+    """Over the joint space: ``speaker`` (side ``a``/``b``), put out while ``target`` is up, attacks once and
+    takes 1 more Body trauma; every other state is unchanged."""
+    ts, tt = track(speaker), track(target)
+    allowed = (markov.OUT, markov.DEAD) if rules.dying_last_word else (markov.OUT,)
+    speaks = [i for i, s in enumerate(ts.status) if s in allowed]
+    after = [ts.index[trauma_label(speaker, ts.labels[i][1] + 1)] if ts.labels[i] != "dead" else i for i in speaks]
+    cost = sp.csr_matrix((np.ones(len(speaks)), (speaks, after)), shape=(len(ts), len(ts)))
+    mask_s = sp.diags(np.isin(np.arange(len(ts)), speaks).astype(float))
+    up_t = sp.diags(tt.up.astype(float))
+    hit = up_t @ _kernel(rules, speaker, target)
+    if side == "a":
+        move, where = sp.kron(cost, hit), sp.kron(mask_s, up_t)
+    else:
+        move, where = sp.kron(hit, cost), sp.kron(up_t, mask_s)
+    return (move + sp.identity(where.shape[0]) - where).tocsr()
+
+
+def _round(rules: Rules, first: Fighter, second: Fighter, first_side: str) -> sp.csr_matrix:
+    """One round over the joint space (A x B): ``first``'s two attacks, the last word of ``second``, then
+    ``second``'s two attacks; rows of states where someone is already out are the identity."""
+    a, b = (first, second) if first_side == "a" else (second, first)
+    ta, tb = track(a), track(b)
+    second_side = "b" if first_side == "a" else "a"
+    one_first = markov.attack(ta, tb, {0: _kernel(rules, first, second)}, first_side)
+    one_second = markov.attack(ta, tb, {0: _kernel(rules, second, first)}, second_side)
+    m = one_first @ one_first
+    if rules.last_word:
+        m = m @ _last_word(rules, second, first, second_side)
+    m = m @ one_second @ one_second
+    live = np.kron(ta.up, tb.up).astype(float)
+    return (sp.diags(live) @ m + sp.diags(1.0 - live)).tocsr()
+
+
+def first_mover(rules: Rules, a: Fighter, b: Fighter) -> tuple[float, float, str]:
+    """(P(A acts first), P(B acts first), how the order was fixed)."""
+    if rules.turn_order == "body" and a.body != b.body:
+        first = "A" if a.body > b.body else "B"
+        return float(first == "A"), float(first == "B"), f"{first} first by Body ({a.body} against {b.body})"
+    why = "equal Body: " if rules.turn_order == "body" else ""
+    return 0.5, 0.5, why + "a d6 roll-off (re-rolled on ties) fixes the order, each first with 1/2"
+
+
+def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
+    """The order fixed at the first round; each turn two attacks; the last word; until someone is out.
+
+    >>> res = duel(Rules(), Fighter(body=13, attack_feature=6, weapon_n=2, weapon_b=1), Fighter(body=12))
+    >>> res.solution.p_a_wins > 0.99
+    True
+    """
+    ta, tb = track(a), track(b)
+    p_a, p_b, how = first_mover(rules, a, b)
+    parts = [(p, markov.solve(_round(rules, first, second, side), ta, tb, (0, 0)))
+             for p, first, second, side in ((p_a, a, b, "a"), (p_b, b, a, "b")) if p > 0]
+    order = f"fixed at the first round: {how}; a turn is two attacks" + \
+        ("; the last word" + (" (also when dying)" if rules.dying_last_word else "") if rules.last_word else "")
+    return DuelResult("tun", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order,
+                      markov.mix_solutions(parts))
+
+
+def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
+    """One attack on an unhurt ``dfn`` with ``attack`` = the value rolled on the attacker's dice.
+
+    >>> red = Fighter(body=13, attack_feature=6, weapon_n=2, weapon_b=1)
+    >>> res = resolve(Rules(), red, Fighter(body=12), {"attack": 11})
+    >>> res.hit, res.fields["effectiveness"], res.damage
+    (True, 2, 5)
+    """
+    r = roll(att.dice)
+    for name, value in rolls.items():
+        if r.pmf(value) == 0:
+            faces = ", ".join(str(v) for v in r.to_dict()) if att.dice == "1d6x3" else f"{r.min}..{r.max}"
+            raise ParamError(f"rolls.{name}", value, f"a {att.dice} roll in {faces}")
+    if "attack" not in rolls:
+        raise ParamError("rolls", ",".join(f"{k}={v}" for k, v in rolls.items()) or "(none)",
+                         "a value for 'attack' (this exchange needs it)")
+    value = rolls["attack"]
+    limit = attack_limit(att, dfn)
+    success, e, crit, fumble = (x[0] for x in outcome_arrays(rules, att.dice, limit, np.array([value])))
+    sign = "<=" if rules.success_rule == "le" else "<"
+    defense = (f" - {dfn.name}'s Body defense {dfn.defense} (defends)" if dfn.defends
+               else f" ({dfn.name} does not defend: no defense)")
+    steps = [f"limit: Body {att.body} + attack feature {att.attack_feature}{defense} = {limit}"]
+    if crit:
+        steps.append(f"attack: {att.dice} = {value}, the minimum: critical success, "
+                     f"E = max({limit} - {value}, 0) + {crit_bonus(att.dice)} = {e}")
+    elif fumble:
+        steps.append(f"attack: {att.dice} = {value}, the maximum: critical failure, miss")
+    else:
+        steps.append(f"attack: {att.dice} = {value} {sign} {limit}? "
+                     + (f"yes: hit, E = {limit} - {value} = {e}" if success else "no: miss"))
+    damage = int(e) * att.weapon_n + att.weapon_b if success else 0
+    if success:
+        steps.append(f"trauma: E*{att.weapon_n} + {att.weapon_b} = {e}*{att.weapon_n} + {att.weapon_b} "
+                     f"= {damage} Body trauma")
+    label = trauma_label(dfn, damage)
+    condition = "dead" if label == "dead" else "out" if isinstance(label, tuple) else "up"
+    steps.append(f"{dfn.name}'s Body: volume {dfn.volume}, trauma 0 -> {damage}: {condition}"
+                 + {"up": "", "out": " (trauma >= volume)", "dead": " (trauma > 2 x volume)"}[condition])
+    fields = {"limit": limit, "effectiveness": int(e), "critical": bool(crit), "fumble": bool(fumble),
+              "trauma_after": damage, "condition": condition}
+    return Resolution("tun", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
+                      dict(rolls), steps, bool(success), damage, damage, fields)
+
+
 SYSTEM = System(
     id="tun",
     title="TUN",
@@ -179,4 +406,9 @@ SYSTEM = System(
     table_cases=table_cases,
     value="limit",
     extras={"seed_table": seed_table},
+    Fighter=Fighter,
+    exchange=exchange,
+    resolve=resolve,
+    duel=duel,
+    roll_names=("attack",),
 )
