@@ -29,7 +29,8 @@ class System:
     Combat: ``Fighter`` (a validated dataclass), ``exchange(rules, a, b)`` ->
     :class:`~analysis.combat.ExchangeResult`, ``resolve(rules, a, b, rolls)``
     -> :class:`~analysis.combat.Resolution` (``roll_names`` lists the rolls it
-    takes), ``duel(rules, a, b)`` -> :class:`~analysis.combat.DuelResult`.
+    takes), ``duel(rules, a, b)`` -> :class:`~analysis.combat.DuelResult`;
+    ``combat_skills`` names the fighter parameters a "skill gap" raises.
     """
 
     id: str
@@ -50,6 +51,7 @@ class System:
     resolve: Callable[[Any, Any, Any, Mapping[str, int]], Any] | None = None
     duel: Callable[[Any, Any, Any], Any] | None = None
     roll_names: tuple[str, ...] = ()
+    combat_skills: tuple[str, ...] = ()
 
     def rules(self, **variants: Any) -> Any:
         """A ruleset with the RULES.md defaults except ``variants``."""

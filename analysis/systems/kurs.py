@@ -526,4 +526,5 @@ SYSTEM = System(
     resolve=resolve,
     duel=duel,
     roll_names=("attack", "defense"),
+    combat_skills=("attack_skill", "defense_skill"),
 )

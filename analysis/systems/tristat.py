@@ -341,4 +341,5 @@ SYSTEM = System(
     resolve=resolve,
     duel=duel,
     roll_names=("attack", "defense", "damage", "body"),
+    combat_skills=("attack_bonus", "defense_bonus"),
 )

@@ -411,4 +411,5 @@ SYSTEM = System(
     resolve=resolve,
     duel=duel,
     roll_names=("attack",),
+    combat_skills=("attack_feature", "extra_defense"),
 )

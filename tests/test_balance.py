@@ -1,0 +1,384 @@
+"""Balance tools: every answer re-derived independently with the check/duel API or brute force."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+import pytest
+
+from analysis import balance
+from analysis.balance import (design, equiv, equiv_fight, equiv_table, figure_distance, parse_vary, rule_alternatives,
+                              tune, tune_table, variants, worth)
+from analysis.cli import main
+from analysis.fighters import archetypes, load_fighter
+from analysis.params import Bool, Choice, DicelabError, ParamError
+from analysis.system import SYSTEM_IDS, get_system
+from analysis.tables import success_table
+from tests import brute
+
+SYSTEMS = [get_system(s) for s in SYSTEM_IDS]
+IDS = list(SYSTEM_IDS)
+LO, HI = -100, 100  # the allowed range of every system's main check value
+VARY = {"tristat": "weapon_damage", "onesix": "weapon_ps", "tun": "weapon_b", "kurs": "weapon"}
+
+
+def p_at(system, rules, args, value):
+    return system.check(rules, args.replace(**{system.value: value})).p_success
+
+
+def run(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    return json.loads(out)
+
+
+# -------------------------------------------------------------------- tune
+@pytest.mark.parametrize("system", SYSTEMS, ids=IDS)
+@pytest.mark.parametrize("p", [0.05, 0.3, 0.5, 0.75, 0.9])
+def test_tune_is_the_smallest_modifier(system, p):
+    rules, args = system.rules(), system.args()
+    res = tune(system, rules, args, p)
+    base = getattr(args, system.value)
+    assert res.value == base + res.modifier
+    assert res.p_at_modifier == pytest.approx(p_at(system, rules, args, res.value), abs=1e-15)
+    assert res.p_at_modifier >= p - 1e-12
+    assert res.p_below == pytest.approx(p_at(system, rules, args, res.value - 1), abs=1e-15)
+    assert res.p_below < p
+    assert res.system == system.id and res.params == args.to_dict() and res.variants == rules.to_dict()
+
+
+@lru_cache(maxsize=None)
+def brute_p(system_id, value, **kw):
+    if system_id == "tristat":
+        return brute.tristat_check(kw["die"], value)[0]
+    if system_id == "tun":
+        return brute.tun_check(kw["dice"], value, le=kw.get("le", False))[0]
+    if system_id == "onesix":
+        return brute.onesix_check(value)[0]
+    return brute.kurs_check(value, kw.get("difficulty", 0), brute.KURS_FACES[kw.get("faces", "default")])[0]
+
+
+@pytest.mark.parametrize("system_id,rules,args,kw", [
+    ("tristat", {"die": 4}, {"target": 3}, {"die": 4}),
+    ("tristat", {"die": 10}, {"target": 11}, {"die": 10}),
+    ("onesix", {}, {"rating": 9}, {}),
+    ("tun", {"success_rule": "le"}, {"limit": 10, "dice": "1d20"}, {"dice": "1d20", "le": True}),
+    ("kurs", {"dk_faces": "fudge"}, {"skill": 1, "difficulty": 2}, {"faces": "fudge", "difficulty": 2}),
+])
+def test_tune_agrees_with_brute_force(system_id, rules, args, kw):
+    system = get_system(system_id)
+    r, a = system.rules(**rules), system.args(**args)
+    base = getattr(a, system.value)
+    for p in (Fraction(1, 10), Fraction(1, 2), Fraction(4, 5)):
+        want = next(v for v in range(LO, HI + 1) if brute_p(system_id, v, **kw) >= p)
+        assert tune(system, r, a, float(p)).modifier == want - base
+
+
+@pytest.mark.parametrize("die", [4, 6, 20])
+def test_tristat_ceiling_is_named(die):
+    tri = get_system("tristat")
+    ceiling = 1 - 1 / die**2
+    with pytest.raises(DicelabError) as exc:
+        tune(tri, tri.rules(die=die), tri.args(target=7), 0.999)
+    message = str(exc.value)
+    assert "\n" not in message and f"{ceiling:.6f}" in message
+    first = 2 * die - 1  # 2dX <= 2X - 1 misses only the natural 2X
+    assert f"modifier {first - 7:+d} (target {first}" in message
+    assert p_at(tri, tri.rules(die=die), tri.args(), first) == pytest.approx(ceiling)
+    assert p_at(tri, tri.rules(die=die), tri.args(), first - 1) < ceiling
+
+
+@pytest.mark.parametrize("system_id,rules,args,ceiling", [
+    ("tun", {"crits": True}, {"limit": 10}, 1 - 1 / 216),
+    ("kurs", {}, {"skill": 0, "difficulty": 100}, float(brute.kurs_check(0)[0])),  # skill capped at 100
+])
+def test_other_ceilings(system_id, rules, args, ceiling):
+    system = get_system(system_id)
+    with pytest.raises(DicelabError, match=rf"ceiling is P = {ceiling:.6f}"):
+        tune(system, system.rules(**rules), system.args(**args), 0.999999)
+
+
+def test_tune_floor_and_bad_p():
+    tri = get_system("tristat")
+    res = tune(tri, tri.rules(), tri.args(target=7), 0.01)  # the natural 2 always succeeds: 1/36 > 0.01
+    assert res.value == LO and res.p_below is None and res.notes
+    for bad in (0, -0.1, 1.5, "x"):
+        with pytest.raises(ParamError):
+            tune(tri, tri.rules(), tri.args(), bad)
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=IDS)
+def test_tune_table_matches_tune(system):
+    rules, args = system.rules(), system.args()
+    table = tune_table(system, rules, args)
+    assert [r["p"] for r in table.rows] == [round(0.05 * k, 2) for k in range(1, 20)]
+    for row in table.rows:
+        try:
+            assert row["modifier"] == tune(system, rules, args, row["p"]).modifier
+        except DicelabError:
+            assert row["modifier"] is None
+
+
+# ------------------------------------------------------------------ equiv
+def table_values(system, rules, args):
+    return sorted(balance._cases_at(system, rules, args))
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=IDS)
+def test_equiv_to_itself_is_the_identity(system):
+    rules, args = system.rules(), system.args()
+    for v in table_values(system, rules, args):
+        a = args.replace(**{system.value: v})
+        res = equiv(system, rules, a, system, rules, a)
+        assert res.value == v and res.p_to == res.p_from
+
+
+@pytest.mark.parametrize("source", SYSTEMS, ids=IDS)
+@pytest.mark.parametrize("target", SYSTEMS, ids=IDS)
+def test_equiv_is_nearest_and_round_trips(source, target):
+    rules, args = source.rules(), source.args()
+    t_rules, t_args = target.rules(), target.args()
+    values = table_values(source, rules, args)
+    for v in values[1::3]:
+        a = args.replace(**{source.value: v})
+        res = equiv(source, rules, a, target, t_rules, t_args)
+        assert res.p_from == pytest.approx(source.check(rules, a).p_success, abs=1e-15)
+        assert res.p_to == pytest.approx(p_at(target, t_rules, t_args, res.value), abs=1e-15)
+        if v == values[1]:  # once per pair: a full scan of the target's range
+            best = min(abs(p_at(target, t_rules, t_args, w) - res.p_from) for w in range(LO, HI + 1))
+            assert abs(res.p_to - res.p_from) == pytest.approx(best, abs=1e-12)
+        back = equiv(target, t_rules, t_args.replace(**{target.value: res.value}), source, rules, a)
+        # back at the start, unless the start is not the nearest to where it went (the curves do not allow it)
+        assert back.value == v or (abs(back.p_to - res.p_to) < abs(res.p_from - res.p_to) - 1e-12)
+
+
+def test_equiv_round_trip_exact_from_a_coarse_to_a_fine_curve():
+    tri = get_system("tristat")
+    coarse, fine = tri.rules(die=4), tri.rules(die=20)
+    for v in table_values(tri, coarse, tri.args()):
+        a = tri.args(target=v)
+        there = equiv(tri, coarse, a, tri, fine, tri.args())
+        back = equiv(tri, fine, tri.args(target=there.value), tri, coarse, a)
+        assert back.value == v
+
+
+def test_equiv_table_rows_are_equiv_calls():
+    tri, kurs = get_system("tristat"), get_system("kurs")
+    table = equiv_table(tri, tri.rules(die=8), tri.args(), kurs, kurs.rules(), kurs.args(difficulty=1))
+    assert [r["from"] for r in table.rows] == list(range(2, 17))
+    for row in table.rows:
+        one = equiv(tri, tri.rules(die=8), tri.args(target=row["from"]), kurs, kurs.rules(), kurs.args(difficulty=1))
+        assert (row["value"], row["p_to"]) == (one.value, one.p_to)
+
+
+def test_equiv_fight_finds_the_same_pairing_in_its_own_system():
+    tri = get_system("tristat")
+    a, b = load_fighter(tri, "veteran"), load_fighter(tri, "trained_armed")
+    res = equiv_fight(tri, tri.rules(), a, b, tri, tri.rules(), top=3, workers=1)
+    assert (res.matches[0].a, res.matches[0].b, res.matches[0].distance) == ("veteran", "trained_armed", 0.0)
+    assert res.pairings == len(archetypes("tristat")) ** 2
+    assert [m.distance for m in res.matches] == sorted(m.distance for m in res.matches)
+    second = res.matches[1]
+    sol = tri.duel(tri.rules(), load_fighter(tri, second.a), load_fighter(tri, second.b)).solution
+    assert second.distance == pytest.approx(figure_distance([(sol.p_a_wins, res.figures.p_a_wins)],
+                                                             (sol.mean_rounds, res.figures.mean_rounds)))
+
+
+def test_figure_distance_units():
+    assert figure_distance([(0.6, 0.5)], (3.0, 3.0)) == pytest.approx(1.0)
+    assert figure_distance([], (4.5, 3.0)) == pytest.approx(1.0)
+    assert figure_distance([], (0.0, 3.0)) == math.inf
+
+
+# ------------------------------------------------------------------ worth
+@pytest.mark.parametrize("system", SYSTEMS, ids=IDS)
+def test_worth_delta_is_a_difference_of_two_checks(system):
+    rules, args = system.rules(), system.args()
+    res = worth(system, rules, args)
+    assert [r["value"] for r in res.rows] == table_values(system, rules, args)
+    for row in res.rows:
+        here = system.check(rules, args.replace(**{system.value: row["value"]}))
+        assert row["p_success"] == pytest.approx(here.p_success, abs=1e-15)
+        assert row["delta_p"] == pytest.approx(p_at(system, rules, args, row["value"] + 1) - here.p_success, abs=1e-15)
+        assert row["std"] == pytest.approx(here.distribution.std())
+        assert row["modifier"] == row["value"] - getattr(args, system.value)
+
+
+# --------------------------------------------------------------- variants
+@pytest.mark.parametrize("system", SYSTEMS, ids=IDS)
+def test_variants_lists_every_variant(system):
+    base = system.rules()
+    rep = variants(system)
+    labels = [e.label for e in rep.effects]
+    assert len(labels) == len(set(labels)) == len(list(rule_alternatives(system, base)))
+    for name, spec in system.Rules.specs().items():
+        values = [e.value for e in rep.effects if e.name == name]
+        assert values, f"{name} missing"
+        if isinstance(spec, Bool):
+            assert values == [not getattr(base, name)]
+        if isinstance(spec, Choice):
+            assert sorted(map(str, values)) == sorted(str(c) for c in spec.choices if c != getattr(base, name))
+    effects = [e.effect for e in rep.effects]
+    assert effects == sorted(effects, reverse=True)
+
+
+@pytest.mark.parametrize("system_id,variant", [("tun", {"success_rule": "le"}), ("tun", {"crits": True}),
+                                               ("onesix", {"explode_depth": 0}), ("tristat", {"die": 8})])
+def test_variant_check_effect_against_the_success_table(system_id, variant):
+    system = get_system(system_id)
+    (name, value), = variant.items()
+    base = success_table(system, system.rules(), system.args())["p_success"]
+    alt = success_table(system, system.rules(**variant), system.args())["p_success"]
+    effect = next(e for e in variants(system).effects if e.name == name and e.value == value)
+    assert effect.check_max_dp == pytest.approx((alt - base).abs().max(), abs=1e-15)
+    assert effect.check_mean_dp == pytest.approx((alt - base).abs().mean(), abs=1e-15)
+
+
+def test_variant_duel_effects_are_duels():
+    tri = get_system("tristat")
+    a, b = load_fighter(tri, "veteran"), load_fighter(tri, "trained_armed")
+    rep = variants(tri, a=a, b=b, workers=1)
+    base = tri.duel(tri.rules(), a, b).solution
+    for e in rep.effects:
+        sol = tri.duel(tri.rules(**{e.name: e.value}), a, b).solution
+        assert e.duel_delta["p_a_wins"] == pytest.approx(sol.p_a_wins - base.p_a_wins, abs=1e-12)
+        assert e.duel_delta["p_death"] == pytest.approx(sol.p_a_dead + sol.p_b_dead - base.p_a_dead - base.p_b_dead, abs=1e-12)
+        assert e.duel_delta["mean_rounds"] == pytest.approx(sol.mean_rounds - base.mean_rounds, abs=1e-9)
+
+
+def _picky_duel(rules, a, b):
+    if rules.shock_rule:
+        raise DicelabError("this duel cannot take shock_rule")
+    return get_system("tristat").duel(rules, a, b)
+
+
+def test_variant_a_duel_cannot_take_is_skipped_with_a_note():
+    picky = dataclasses.replace(get_system("tristat"), duel=_picky_duel)
+    a = load_fighter(picky, "veteran")
+    rep = variants(picky, a=a, b=a, workers=1)
+    shock = next(e for e in rep.effects if e.name == "shock_rule")
+    assert shock.duel is None and "duel skipped: this duel cannot take shock_rule" in shock.note
+    assert all(e.duel is not None for e in rep.effects if e.name != "shock_rule")
+
+
+# ----------------------------------------------------------------- design
+@pytest.mark.parametrize("system_id", IDS)
+def test_design_best_setting_reproduces_with_the_duel(system_id):
+    system = get_system(system_id)
+    names = list(archetypes(system_id))
+    a, b = load_fighter(system, names[0]), load_fighter(system, names[1])
+    param = VARY[system_id]
+    lo = getattr(a, param)
+    res = design(system, system.rules(), a, b, f"a.{param}={lo}..{lo + 2},b.{param}={lo}..{lo + 1}",
+                 rounds=4, lethality=0.1, p_win=0.5, top=3, workers=1)
+    assert res.settings == 6 and len(res.best) == 3
+    distances = []
+    for x in range(lo, lo + 3):
+        for y in range(lo, lo + 2):
+            sol = system.duel(system.rules(), a.replace(**{param: x}), b.replace(**{param: y})).solution
+            distances.append(figure_distance([(sol.p_a_dead + sol.p_b_dead, 0.1), (sol.p_a_wins, 0.5)], (sol.mean_rounds, 4.0)))
+    assert res.best[0].distance == pytest.approx(min(distances), abs=1e-12)
+    best = res.best[0]
+    fa = system.Fighter(**{k: v for k, v in best.a.items() if k not in ("name", "derived")})
+    fb = system.Fighter(**{k: v for k, v in best.b.items() if k not in ("name", "derived")})
+    assert getattr(fa, param) == best.setting[f"a.{param}"] and getattr(fb, param) == best.setting[f"b.{param}"]
+    sol = system.duel(system.rules(), fa, fb).solution
+    assert best.figures.p_a_wins == pytest.approx(sol.p_a_wins, abs=1e-12)
+    assert best.figures.p_death == pytest.approx(sol.p_a_dead + sol.p_b_dead, abs=1e-12)
+    assert best.figures.mean_rounds == pytest.approx(sol.mean_rounds, abs=1e-9)
+
+
+def test_design_bare_name_sets_both_and_workers_do_not_matter():
+    tri = get_system("tristat")
+    a, b = load_fighter(tri, "veteran"), load_fighter(tri, "trained")
+    one = design(tri, tri.rules(), a, b, "weapon_damage=8..27", rounds=5, lethality=0.0, top=4, workers=1)
+    two = design(tri, tri.rules(), a, b, "weapon_damage=8..27", rounds=5, lethality=0.0, top=4, workers=2)
+    assert one.to_dict() == two.to_dict()
+    for point in one.best:
+        assert point.a["weapon_damage"] == point.b["weapon_damage"] == point.setting["weapon_damage"]
+
+
+@pytest.mark.parametrize("text,error", [
+    ("weapon_damage", "not of the form"), ("a.weapon_damage=5..2", "empty"), ("c.armor=0..2", "not of the form"),
+    ("armor=0..2,a.armor=1..3", "twice"), ("a.weapon_damage=0..500", "weapon_damage = 500"),
+    ("a.nonsense=0..2", "nonsense"),
+])
+def test_design_rejects_bad_vary(text, error):
+    tri = get_system("tristat")
+    a = load_fighter(tri, "veteran")
+    with pytest.raises(DicelabError, match=error):
+        design(tri, tri.rules(), a, a, text, rounds=3, lethality=0.1, workers=1)
+
+
+def test_parse_vary():
+    assert [(v.side, v.name, v.lo, v.hi) for v in parse_vary("a.armor=-2..3,b.block=0..1,body=4")] == [
+        ("a", "armor", -2, 3), ("b", "block", 0, 1), ("both", "body", 4, 4)]
+
+
+# -------------------------------------------------------------------- CLI
+def test_cli_tune_contract(capsys):
+    data = run_json(capsys, "tune", "tristat", "--target", "7", "--p", "0.75", "--json")
+    assert {"system", "variants", "params", "modifier", "value", "p_at_modifier", "p_below"} <= set(data)
+    assert (data["modifier"], data["value"]) == (2, 9)
+    assert data["p_below"] < 0.75 <= data["p_at_modifier"]
+    table = run_json(capsys, "tune", "kurs", "--skill", "1", "--table", "--json")
+    assert len(table["rows"]) == 19 and {"p", "modifier", "value", "p_at_modifier"} <= set(table["rows"][0])
+    code, out, err = run(capsys, "tune", "tristat", "--die", "4", "--p", "0.99")
+    assert code == 2 and not out and err.count("\n") == 1 and "0.937500" in err
+
+
+def test_cli_equiv_contract(capsys):
+    data = run_json(capsys, "equiv", "--from", "onesix", "--rating", "7", "--mod", "2", "--to", "kurs", "--mod", "-1", "--json")
+    assert {"p_from", "value", "p_to", "from", "to"} <= set(data)
+    assert data["from"]["params"]["mod"] == 2 and data["to"]["params"]["mod"] == -1
+    six, kurs = get_system("onesix"), get_system("kurs")
+    want = equiv(six, six.rules(), six.args(rating=7, mod=2), kurs, kurs.rules(), kurs.args(mod=-1))
+    assert (data["p_from"], data["value"], data["p_to"]) == (want.p_from, want.value, want.p_to)
+    swapped = run_json(capsys, "equiv", "--json", "--to", "kurs", "--mod", "-1", "--from", "onesix", "--rating", "7", "--mod", "2")
+    assert swapped == data
+    table = run_json(capsys, "equiv", "--from", "tristat", "--die", "4", "--to", "tun", "--dice", "1d20", "--table", "--json")
+    assert [r["from"] for r in table["rows"]] == list(range(2, 9))
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--from", "tristat", "--target", "7"], "--to"),
+    (["--from", "tristat", "--target", "7", "--to", "gurps"], "gurps"),
+    (["--from", "tristat", "--rating", "7", "--to", "onesix"], "--rating"),
+    (["--from", "tristat", "--target", "7", "--to", "onesix", "--a", "x"], "source"),
+    (["--from", "tristat", "--a", "veteran", "--to", "onesix"], "--b"),
+    (["--from", "tristat", "--target", "7", "--to", "onesix", "--target", "3"], "--target"),
+])
+def test_cli_equiv_errors_are_one_line(capsys, argv, words):
+    code, out, err = run(capsys, "equiv", *argv)
+    assert code == 2 and not out and err.count("\n") == 1 and words in err
+
+
+def test_cli_worth_variants_design_contract(capsys):
+    w = run_json(capsys, "worth", "tun", "--dice", "1d20", "--json")
+    assert {"value", "p_success", "delta_p", "std"} <= set(w["rows"][0]) and w["system"] == "tun"
+    v = run_json(capsys, "variants", "onesix", "--json")
+    assert {"label", "effect", "check_max_dp", "check_mean_dp"} <= set(v["effects"][0])
+    d = run_json(capsys, "design", "tristat", "--a", "veteran", "--b", "trained", "--vary", "a.weapon_damage=5..7",
+                 "--vary", "b.armor=0..1", "--rounds", "6", "--lethality", "0", "--p-win", "0.7", "--top", "2",
+                 "--workers", "1", "--json")
+    assert d["settings"] == 6 and len(d["best"]) == 2 and d["wish"] == {"rounds": 6.0, "lethality": 0.0, "p_win": 0.7}
+    assert {"setting", "p_a_wins", "p_death", "mean_rounds", "distance", "a", "b"} <= set(d["best"][0])
+
+
+@pytest.mark.parametrize("command", ["tune", "equiv", "worth", "variants", "design"])
+def test_cli_help_has_an_example(capsys, command):
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0 and "Example" in out and f"dicelab {command}" in out
