@@ -110,8 +110,16 @@ def attack(a: Track, b: Track, kernels: Mapping[int, sp.spmatrix], attacker: str
 
 
 def simultaneous(a: Track, b: Track, on_a: Mapping[int, sp.spmatrix], on_b: Mapping[int, sp.spmatrix]) -> sp.csr_matrix:
-    """Both attack at once from the same start: ``on_a[c]`` is B's attack (class c) on A, ``on_b[c]`` A's on B."""
-    m = sum(sp.kron(a.mask(ca) @ ka, b.mask(cb) @ kb) for cb, ka in on_a.items() for ca, kb in on_b.items())
+    """Both attack at once from the same start: ``on_a[c]`` is B's attack (class c) on A, ``on_b[c]`` A's on B.
+
+    A's attack is applied first over the joint space; on the rows where B was
+    of class ``c`` at the start, B's class-``c`` attack then moves A's side:
+    both attacks read the fighters' conditions before either lands.
+    """
+    a_hits = attack(a, b, on_b, "a")
+    ones_a = np.ones(len(a))
+    m = sum(sp.diags(np.kron(ones_a, b.mask(c).diagonal())) @ a_hits @ sp.kron(k, sp.identity(len(b)))
+            for c, k in on_a.items())
     return _only_when_both_up(m, a, b)
 
 

@@ -92,11 +92,18 @@ def run_exchange(ns: argparse.Namespace) -> int:
     emit(f"{system.id} exchange: {res.attacker['name']} attacks {res.defender['name']}\n  rules: {pairs(res.variants)}\n")
     for k in ("p_miss", "p_defended", "p_graze", "p_hit", "p_critical"):
         emit(f"  {k:<11} {getattr(res, k):.6f}\n")
-    emit(f"  mean damage {res.damage.mean():.4f}\n  damage: " + ", ".join(f"{k}: {v:.4f}" for k, v in res.damage.to_dict().items()) + "\n")
-    emit("  defender after: " + ", ".join(f"{k}: {v:.4f}" for k, v in res.condition_after.items()) + "\n")
+    emit(f"  mean damage {res.damage.mean():.4f}\n  damage: " + _shown(res.damage.to_dict()) + "\n")
+    emit("  defender after: " + _shown(res.condition_after) + "\n")
     for note in res.notes:
         emit(f"  note: {note}\n")
     return 0
+
+
+def _shown(probs: dict[Any, float], floor: float = 5e-5) -> str:
+    """``value: p`` pairs at 4 decimals; entries below ``floor`` (long exploding tails) summed at the end."""
+    shown = ", ".join(f"{k}: {v:.4f}" for k, v in probs.items() if v >= floor)
+    rest = sum(v for v in probs.values() if v < floor)
+    return shown + (f", (others: {rest:.2g})" if rest > 0 else "")
 
 
 def run_resolve(ns: argparse.Namespace) -> int:

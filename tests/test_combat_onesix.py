@@ -1,0 +1,447 @@
+"""2K (rule of 1 and 6) combat: the seed's worked examples, exchanges and duels against independent brute force."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from functools import lru_cache
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analysis import markov
+from analysis.cli import main
+from analysis.fighters import archetypes, load_fighter
+from analysis.system import get_system
+from analysis.systems import onesix
+from tests.brute import onesix_2k
+
+SYSTEM = get_system("onesix")
+DEFAULT_RULES = {"excess_over": "threshold", "armor_wear": False}
+
+# ----------------------------------------------------- independent brute force
+# Every rule below is re-implemented from RULES.md section 2 and the seed; nothing comes from onesix.py.
+TWO_K = sorted((k, float(p)) for k, p in onesix_2k().items())          # exact fractions, cut 26 dice deep
+TWO_K_DUEL = [(k, p) for k, p in TWO_K if p > 1e-13]                   # drops < 1e-11 of mass: fine at 1e-10
+
+
+def stat_block(f) -> dict:
+    block = f.to_dict()
+    block["reflexes"] = block["reflexes"] if block["reflexes"] is not None else block["reaction"] + block["intellect"]
+    return block
+
+
+def hit_effect(att, dfn, rt_a, rt_d, wear, rules):
+    """(levels, class, armor wear) of a hit that got through."""
+    excess = rt_a - (rt_d if rules["excess_over"] == "defense" and rt_d is not None else 15)
+    power = att["weapon_ps"] + excess
+    armor = max(dfn["armor"] - wear, 0)
+    levels = max(0, math.ceil((power - dfn["training"] - armor) / 3))
+    if att["weapon_class"] == "ballistic":
+        cls = "wound" if power > max(dfn["protection"] - wear, 0) else "shock"
+    else:
+        cls = att["weapon_class"]
+    step = 0
+    if rules["armor_wear"] and armor > 0:
+        step = 3 if power >= 2 * armor else 1 if power >= armor else 0
+    return levels, cls, step
+
+
+def attack_brute(att, dfn, pa, pd, wear, rules, two_k=TWO_K):
+    """[(p, kind, levels, class, step)] over every pair of 2K totals (the defense only if the defender opposes)."""
+    out = []
+    for ka, p_a in two_k:
+        rt_a = att["attack_rating"] - pa + ka
+        if rt_a < 15:
+            out.append((p_a, "miss", 0, None, 0))
+            continue
+        defenses = [(None, 1.0)] if dfn["defense_rating"] == 0 else \
+            [(dfn["defense_rating"] - pd + kd, p_d) for kd, p_d in two_k]
+        for rt_d, p_d in defenses:
+            if rt_d is not None and rt_d >= rt_a:
+                out.append((p_a * p_d, "defended", 0, None, 0))
+            else:
+                out.append((p_a * p_d, "hit", *hit_effect(att, dfn, rt_a, rt_d, wear, rules)))
+    return out
+
+
+def apply_hit(state, levels, cls, step, armor):
+    """(wounds, shock, wear) after a hit: Shock past the 9th level turns into Wounds; wear stops at the armor rating."""
+    w, s, k = state
+    if cls == "wound":
+        w += levels
+    elif cls == "shock":
+        s += levels
+    if s > 9:
+        w, s = w + s - 9, 9
+    return w, s, min(k + step, armor)
+
+
+def status(state):
+    w, s, _ = state
+    return "dead" if w >= 10 else "out" if w > 6 or s > 6 else "up"
+
+
+def duel_brute(a, b, rules=DEFAULT_RULES):
+    """(P(A wins), P(B wins), P(both out), P(A dead), P(B dead), E[rounds]) by recursion over both conditions.
+
+    The higher reflexes + 3 attacks first each round, the other answers if still up; equal: both at once,
+    each from the round's starting conditions.  Floats; the self-loop is divided out.
+    """
+    armor_a = a["armor"] if rules["armor_wear"] else 0
+    armor_b = b["armor"] if rules["armor_wear"] else 0
+
+    @lru_cache(maxsize=None)
+    def hits(who, pa, pd, wear):
+        att, dfn = (a, b) if who == "a" else (b, a)
+        grouped = {}
+        for p, _, levels, cls, step in attack_brute(att, dfn, pa, pd, wear, rules, TWO_K_DUEL):
+            grouped[(levels, cls, step)] = grouped.get((levels, cls, step), 0.0) + p
+        return tuple(grouped.items())
+
+    def strike(who, attacker_state, target_state):
+        armor = armor_b if who == "a" else armor_a
+        pa, pd = max(attacker_state[:2]), max(target_state[:2])     # penalty = the worse track
+        out = {}
+        for (levels, cls, step), p in hits(who, pa, pd, target_state[2]):
+            nxt = apply_hit(target_state, levels, cls, step, armor)
+            out[nxt] = out.get(nxt, 0.0) + p
+        return out
+
+    ia, ib = a["reflexes"] + 3, b["reflexes"] + 3
+
+    def round_from(sa, sb):
+        nxt = {}
+
+        def add(key, p):
+            nxt[key] = nxt.get(key, 0.0) + p
+
+        if ia == ib:
+            for nb, p1 in strike("a", sa, sb).items():
+                for na, p2 in strike("b", sb, sa).items():
+                    add((na, nb), p1 * p2)
+        elif ia > ib:
+            for nb, p1 in strike("a", sa, sb).items():
+                if status(nb) != "up":
+                    add((sa, nb), p1)
+                    continue
+                for na, p2 in strike("b", nb, sa).items():
+                    add((na, nb), p1 * p2)
+        else:
+            for na, p1 in strike("b", sb, sa).items():
+                if status(na) != "up":
+                    add((na, sb), p1)
+                    continue
+                for nb, p2 in strike("a", na, sb).items():
+                    add((na, nb), p1 * p2)
+        return nxt
+
+    @lru_cache(maxsize=None)
+    def value(sa, sb):
+        ua, ub = status(sa), status(sb)
+        if ua != "up" or ub != "up":
+            return (float(ua == "up"), float(ub == "up"), float(ua != "up" and ub != "up"),
+                    float(ua == "dead"), float(ub == "dead"), 0.0)
+        nxt = round_from(sa, sb)
+        stay = nxt.pop((sa, sb), 0.0)
+        acc = [0.0] * 6
+        for (na, nb), p in nxt.items():
+            for i, x in enumerate(value(na, nb)):
+                acc[i] += p * x
+        acc[5] += 1.0
+        return tuple(x / (1 - stay) for x in acc)
+
+    return value((0, 0, 0), (0, 0, 0))
+
+
+# -------------------------------------------------------- the seed's examples
+def test_daisy_is_wounded_by_the_knife():
+    """Knife PS = Training 3 + 2 = 5, RT 9 + 10 = 19 (excess 4): power 9; jacket + Training 3 absorb 4; 5 -> 2 Wounds."""
+    res = onesix.resolve(onesix.Rules(), load_fighter(SYSTEM, "poacher"), load_fighter(SYSTEM, "daisy"), {"attack": 10})
+    assert res.hit and res.damage == 2 and res.marked == {"wounds": 2, "shock": 0}
+    f = res.fields
+    assert (f["rt_attack"], f["excess"], f["total_power"], f["absorption"]) == (19, 4, 9, 4)
+    assert f["penalty_after"] == -2 and not f["pain_shock"] and not f["stopping_effect"] and f["condition"] == "up"
+
+
+def test_stun_gun_puts_the_poacher_in_pain_shock():
+    """Stun gun PS 10 (lab's choice), RT 19: power 14 - absorption 3 = 11 -> 4 Shock > Personality 3: pain shock, -4."""
+    res = onesix.resolve(onesix.Rules(), load_fighter(SYSTEM, "daisy"), load_fighter(SYSTEM, "poacher"), {"attack": 10})
+    assert res.hit and res.damage == 4 and res.marked == {"wounds": 0, "shock": 4}
+    f = res.fields
+    assert f["total_power"] == 14 and f["absorption"] == 3
+    assert f["pain_shock"] and f["penalty_after"] == -4
+    assert f["stopping_effect"]  # 4 levels from one source > Training 3
+    assert any("pain shock" in s and "6 IN" in s for s in res.steps)
+
+
+def test_the_seed_archetypes_follow_the_text():
+    daisy, poacher = load_fighter(SYSTEM, "daisy"), load_fighter(SYSTEM, "poacher")
+    rules = onesix.Rules()
+    assert daisy.derived(rules) == {"reflexes": 8, "average_in": 11, "absorption": 4}
+    assert poacher.derived(rules)["reflexes"] == 8
+    assert poacher.weapon_ps == poacher.training + 2 and poacher.weapon_class == "wound"
+    assert daisy.weapon_class == "shock" and daisy.attack_rating == 4 + 5
+
+
+# ------------------------------------------------------------------ resolve
+def rf(**kw):
+    return onesix.Fighter(**kw)
+
+
+def test_the_reacting_side_wins_ties_and_excess_variants():
+    att = rf(attack_rating=8, weapon_ps=5, weapon_class="wound")
+    dfn = rf(defense_rating=7, training=3)
+    tie = onesix.resolve(onesix.Rules(), att, dfn, {"attack": 8, "defense": 9})      # 16 vs 16
+    assert not tie.hit and tie.damage == 0 and tie.marked == {"wounds": 0, "shock": 0}
+    low = {"attack": 8, "defense": 4}                                                  # 16 vs 11
+    plain = onesix.resolve(onesix.Rules(), att, dfn, low)
+    over = onesix.resolve(onesix.Rules(excess_over="defense"), att, dfn, low)
+    assert plain.fields["total_power"] == 5 + 1 and plain.damage == 1                 # ceil((6 - 3) / 3)
+    assert over.fields["total_power"] == 5 + 5 and over.damage == 3                   # ceil((10 - 3) / 3)
+    miss = onesix.resolve(onesix.Rules(), att, dfn, {"attack": 6})                    # RT 14: no defense roll needed
+    assert not miss.hit and miss.fields["rt_defense"] is None
+
+
+@pytest.mark.parametrize("ps,marked,condition", [
+    (40, {"wounds": 5, "shock": 9}, "out"),     # 14 Shock: levels 10..14 become Wounds
+    (45, {"wounds": 6, "shock": 9}, "out"),
+    (55, {"wounds": 10, "shock": 9}, "dead"),   # 19 Shock: the 10th Wound kills
+])
+def test_shock_past_the_reserve_becomes_wounds(ps, marked, condition):
+    res = onesix.resolve(onesix.Rules(), rf(attack_rating=15, weapon_ps=ps), rf(training=0), {"attack": 0})
+    assert res.damage == math.ceil(ps / 3) and res.marked == marked and res.fields["condition"] == condition
+
+
+def test_ballistic_class_follows_protection():
+    gun, vest = rf(attack_rating=15, weapon_ps=8, weapon_class="ballistic"), rf(training=0, protection=9)
+    low = onesix.resolve(onesix.Rules(), gun, vest, {"attack": 0})       # power 8 <= 9: Shock
+    high = onesix.resolve(onesix.Rules(), gun, vest, {"attack": 2})      # power 10 > 9: Wounds
+    assert low.marked == {"wounds": 0, "shock": 3} and high.marked == {"wounds": 4, "shock": 0}
+
+
+def test_armor_wear_reading():
+    att, dfn = rf(attack_rating=15, weapon_ps=3), rf(training=0, armor=2)
+    def wear(roll):
+        return onesix.resolve(onesix.Rules(armor_wear=True), att, dfn, {"attack": roll}).fields["armor_wear"]
+
+    assert wear(0) == 1 and wear(2) == 3          # power 3 >= rating 2; power 5 >= 2 x 2
+    assert onesix.resolve(onesix.Rules(), att, dfn, {"attack": 2}).fields["armor_wear"] == 0
+
+
+def test_resolve_rejects_missing_and_impossible_rolls():
+    with pytest.raises(onesix.ParamError, match="defense"):
+        onesix.resolve(onesix.Rules(), rf(attack_rating=9), rf(defense_rating=5), {"attack": 10})
+    with pytest.raises(onesix.ParamError, match="rolls.attack"):
+        onesix.resolve(onesix.Rules(), rf(), rf(), {"attack": 1})      # a die's 1 adds 0: 2K is never 1
+    with pytest.raises(onesix.ParamError, match="at most 12"):
+        onesix.resolve(onesix.Rules(explode_depth=0), rf(), rf(), {"attack": 13})
+
+
+# ---------------------------------------------------------------- exchange
+EXCHANGES = [
+    ("poacher", "daisy", {}),
+    ("veteran_armed", "trained", {}),
+    ("master_armed", "veteran", {"excess_over": "defense"}),
+    ("ballistic", "vest", {"armor_wear": True}),
+]
+EXTRA = {"ballistic": rf(attack_rating=10, weapon_ps=9, weapon_class="ballistic"),
+         "vest": rf(defense_rating=6, training=2, armor=3, protection=12)}
+
+
+def fighter(name):
+    return EXTRA[name] if name in EXTRA else load_fighter(SYSTEM, name)
+
+
+@pytest.mark.parametrize("a_name,b_name,variant", EXCHANGES)
+def test_exchange_matches_enumeration(a_name, b_name, variant):
+    rules = onesix.Rules(**variant)
+    att, dfn = fighter(a_name), fighter(b_name)
+    res = onesix.exchange(rules, att, dfn)
+    kinds, levels, after = {}, {}, {}
+    block_a, block_b = stat_block(att), stat_block(dfn)
+    for p, kind, n, cls, step in attack_brute(block_a, block_b, 0, 0, 0, {**DEFAULT_RULES, **variant}):
+        kinds[kind] = kinds.get(kind, 0.0) + p
+        levels[n] = levels.get(n, 0.0) + p
+        st_ = apply_hit((0, 0, 0), n, cls, step, dfn.armor if variant.get("armor_wear") else 0)
+        label = status(st_) if status(st_) != "up" else \
+            f"wounds {st_[0]}, shock {st_[1]}" + (f", armor worn {st_[2]}" if st_[2] else "")
+        after[label] = after.get(label, 0.0) + p
+    assert res.p_miss == pytest.approx(kinds.get("miss", 0), abs=1e-12)
+    assert res.p_defended == pytest.approx(kinds.get("defended", 0), abs=1e-12)
+    assert res.p_hit == pytest.approx(kinds.get("hit", 0), abs=1e-12)
+    assert res.p_critical == 0 and res.p_graze == 0
+    for n, p in levels.items():
+        assert res.damage.pmf(n) == pytest.approx(p, abs=1e-12)
+    assert set(res.condition_after) == {k for k, v in after.items() if v > 0}
+    for label, p in after.items():
+        assert res.condition_after[label] == pytest.approx(p, abs=1e-12)
+    assert 0 <= res.residual < 1e-15
+
+
+def test_exchange_hit_chance_is_the_check():
+    """No defense: P(hit) = P(RT >= 15) of the main scheme."""
+    res = onesix.exchange(onesix.Rules(), load_fighter(SYSTEM, "poacher"), load_fighter(SYSTEM, "daisy"))
+    expect = sum(p for k, p in onesix_2k().items() if 9 + k >= 15)
+    assert res.p_hit == pytest.approx(float(expect), abs=1e-15)
+
+
+# -------------------------------------------------------------------- duels
+SMALL = [
+    # alternating (A faster), B parries; every hit is >= 3 levels, so few conditions
+    (dict(attack_rating=9, reflexes=9, training=2, weapon_ps=8, weapon_class="wound"),
+     dict(attack_rating=8, defense_rating=7, reflexes=8, training=1, weapon_ps=9, weapon_class="shock"), {}),
+    # B faster, ballistic against protection, both parry, the variants on
+    (dict(attack_rating=8, defense_rating=6, reflexes=6, training=1, armor=2, protection=9, weapon_ps=10),
+     dict(attack_rating=9, defense_rating=5, reflexes=7, training=2, weapon_ps=9, weapon_class="ballistic"),
+     {"armor_wear": True, "excess_over": "defense"}),
+]
+
+
+@pytest.mark.parametrize("a_kw,b_kw,variant", SMALL + [("daisy", "poacher", {})])
+def test_small_duels_match_brute_force_recursion(a_kw, b_kw, variant):
+    rules = onesix.Rules(**variant)
+    a = load_fighter(SYSTEM, a_kw) if isinstance(a_kw, str) else onesix.Fighter(**a_kw)
+    b = load_fighter(SYSTEM, b_kw) if isinstance(b_kw, str) else onesix.Fighter(**b_kw)
+    res = onesix.duel(rules, a, b).solution
+    wa, wb, both, da, db, rounds = duel_brute(stat_block(a), stat_block(b), {**DEFAULT_RULES, **variant})
+    assert res.p_a_wins == pytest.approx(wa, abs=1e-10)
+    assert res.p_b_wins == pytest.approx(wb, abs=1e-10)
+    assert res.p_both_out == pytest.approx(both, abs=1e-10)
+    assert res.p_a_dead == pytest.approx(da, abs=1e-10)
+    assert res.p_b_dead == pytest.approx(db, abs=1e-10)
+    assert res.mean_rounds == pytest.approx(rounds, rel=1e-9)
+    assert sum(res.rounds.values()) + res.rounds_tail == pytest.approx(1, abs=1e-9)
+
+
+@lru_cache(maxsize=None)
+def archetype_duel(a_name, b_name):
+    return onesix.duel(onesix.Rules(), load_fighter(SYSTEM, a_name), load_fighter(SYSTEM, b_name)).solution
+
+
+@pytest.mark.parametrize("a_name,b_name", list(itertools.combinations_with_replacement(sorted(archetypes("onesix")), 2)))
+def test_archetype_duels_are_proper_and_swap(a_name, b_name):
+    ab, ba = archetype_duel(a_name, b_name), archetype_duel(b_name, a_name)
+    assert ab.p_a_wins + ab.p_b_wins + ab.p_both_out + ab.p_stalemate == pytest.approx(1, abs=1e-9)
+    assert ab.p_a_wins == pytest.approx(ba.p_b_wins, abs=1e-12)
+    assert ab.p_both_out == pytest.approx(ba.p_both_out, abs=1e-12)
+    assert ab.p_a_dead == pytest.approx(ba.p_b_dead, abs=1e-12)
+    assert ab.mean_rounds == pytest.approx(ba.mean_rounds, rel=1e-9)
+
+
+def test_simultaneous_equals_the_kronecker_definition():
+    """Both attacks read the start conditions: sum over class pairs of (A-side move) x (B-side move)."""
+    rules = onesix.Rules(armor_wear=True)
+    a, b = load_fighter(SYSTEM, "veteran"), load_fighter(SYSTEM, "trained_armed")
+    ta, tb = onesix.track(rules, a), onesix.track(rules, b)
+    on_a, on_b = onesix.kernels(rules, b, a), onesix.kernels(rules, a, b)
+    both = sum(sp.kron(ta.mask(ca) @ ka, tb.mask(cb) @ kb) for cb, ka in on_a.items() for ca, kb in on_b.items())
+    live = np.kron(ta.up, tb.up).astype(float)
+    reference = sp.diags(live) @ both + sp.diags(1.0 - live)
+    assert abs(markov.simultaneous(ta, tb, on_a, on_b) - reference).max() < 1e-15
+
+
+def test_equal_fighters_at_equal_in_are_even():
+    f = load_fighter(SYSTEM, "trained_armed")
+    res = archetype_duel("trained_armed", "trained_armed")
+    assert res.p_a_wins == pytest.approx(res.p_b_wins, abs=1e-12) and res.p_both_out > 0
+    assert onesix.duel(onesix.Rules(), f, f).order.startswith("equal average IN (11)")
+
+
+fighter_st = st.fixed_dictionaries({
+    "attack_rating": st.integers(6, 10), "defense_rating": st.integers(0, 8), "reflexes": st.integers(6, 9),
+    "training": st.integers(0, 4), "armor": st.integers(0, 2), "weapon_ps": st.integers(2, 8),
+})
+boost_st = st.fixed_dictionaries({k: st.integers(0, 1) for k in
+                                  ("attack_rating", "defense_rating", "reflexes", "training", "armor", "weapon_ps")})
+
+
+@settings(max_examples=12)
+@given(fighter_st, boost_st, fighter_st, st.sampled_from(["wound", "shock"]), st.sampled_from(["wound", "shock"]))
+def test_a_better_fighter_never_wins_less(base, boost, other, cls_a, cls_b):
+    rules = onesix.Rules()
+    a = onesix.Fighter(weapon_class=cls_a, **base)
+    better = onesix.Fighter(weapon_class=cls_a, **{k: v + boost[k] for k, v in base.items()})
+    b = onesix.Fighter(weapon_class=cls_b, **other)
+    plain, improved = onesix.duel(rules, a, b).solution, onesix.duel(rules, better, b).solution
+    assert improved.p_a_wins >= plain.p_a_wins - 1e-9
+    assert improved.p_b_wins <= plain.p_b_wins + 1e-9
+
+
+@pytest.mark.parametrize("variant", [dict(armor_wear=True), dict(excess_over="defense"), dict(explode_depth=1),
+                                     dict(extra_die_ones="count")])
+def test_every_variant_duels(variant):
+    rules = onesix.Rules(**variant)
+    res = onesix.duel(rules, load_fighter(SYSTEM, "veteran_armed"), load_fighter(SYSTEM, "master")).solution
+    assert res.p_a_wins + res.p_b_wins + res.p_both_out + res.p_stalemate == pytest.approx(1, abs=1e-9)
+
+
+def test_only_bounded_dice_can_stalemate():
+    """PS 0 against Training 10 needs excess 11: unbounded sixes get there, 2K without explosions (max 12) never."""
+    weak = onesix.Fighter(weapon_ps=0, training=10)
+    bounded = onesix.duel(onesix.Rules(explode_depth=0), weak, weak).solution
+    unbounded = onesix.duel(onesix.Rules(), weak, weak).solution
+    assert bounded.p_stalemate == pytest.approx(1, abs=1e-12)
+    assert unbounded.p_stalemate == 0
+    assert unbounded.p_a_wins + unbounded.p_b_wins + unbounded.p_both_out == pytest.approx(1, abs=1e-9)
+
+
+# ---------------------------------------------------------------------- CLI
+def test_exchange_cli_contract(capsys):
+    code = main(["exchange", "onesix", "--a", "poacher", "--b", "daisy", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    for key in ("p_miss", "p_defended", "p_hit", "damage", "condition_after", "residual", "variants"):
+        assert key in data
+    assert {"excess_over", "armor_wear"} <= set(data["variants"])
+    assert data["attacker"]["derived"] == {"reflexes": 8, "average_in": 11, "absorption": 3}
+
+
+def test_resolve_cli_contract(capsys):
+    code = main(["resolve", "onesix", "--a", "poacher", "--b", "daisy", "--rolls", "attack=10", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["hit"] is True and data["damage"] == 2
+    assert data["marked"] == {"wounds": 2, "shock": 0}
+    for key in ("total_power", "absorption", "stopping_effect", "pain_shock", "penalty_after", "steps"):
+        assert key in data
+
+
+def test_resolve_cli_needs_the_defense_roll(capsys):
+    code = main(["resolve", "onesix", "--a", "veteran_armed", "--b", "trained", "--rolls", "attack=9"])
+    err = capsys.readouterr().err
+    assert code == 2 and "defense" in err and err.count("\n") == 1
+
+
+def test_duel_cli_contract(capsys):
+    code = main(["duel", "onesix", "--a", "veteran_armed", "--b", "trained_armed", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    for key in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dead", "p_b_dead", "rounds", "mean_rounds", "states", "order"):
+        assert key in data
+    assert abs(data["p_a_wins"] + data["p_b_wins"] + data["p_both_out"] - 1) < 1e-9
+    assert "left out" in data["order"].lower() and "pain shock" in data["order"]
+
+
+def test_every_archetype_has_a_note():
+    names = set(archetypes("onesix"))
+    assert {"novice", "trained", "veteran", "master", "trained_armed", "veteran_armed", "daisy", "poacher"} <= names
+    for name, entry in archetypes("onesix").items():
+        assert entry.get("note"), name
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("attack_rating=99", ["attack_rating", "99", "0..40"]),
+    ("weapon_class=laser", ["weapon_class", "laser", "wound, shock, ballistic"]),
+    ("trainig=3", ["trainig", "training"]),
+    ("grandmaster", ["grandmaster", "novice"]),
+])
+def test_bad_fighters_get_clear_errors(capsys, spec, words):
+    code = main(["duel", "onesix", "--a", spec, "--b", "novice"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    for w in words:
+        assert w in err
