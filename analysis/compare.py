@@ -1,4 +1,5 @@
-"""Cross-system comparisons of checks: success curves aligned at the 50% point.
+"""Cross-system comparisons of checks: success curves aligned at the 50% point, the worth of
+a point, outcome distributions, criticals, dice sizes and the weight of each rule variant.
 
 >>> df = success_curves()
 >>> sorted(df["system"].unique())
@@ -12,7 +13,10 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from .system import all_systems
+from .balance import variants, worth
+from .fighters import load_fighter
+from .system import System, all_systems, get_system
+from .systems.tristat import DICE as TRISTAT_DICE
 from .tables import success_table
 
 
@@ -55,3 +59,85 @@ def success_curves(rules: Mapping[str, Any] | None = None, args: Mapping[str, An
             "fifty_point": centre,
         }))
     return pd.concat(frames, ignore_index=True)
+
+
+def standard_args(system: System, rules: Any) -> Any:
+    """The check at the value nearest each system's 50% point (the "standard character")."""
+    df = success_curves({system.id: rules}).query("system == @system.id")
+    centre = df["fifty_point"].iloc[0]
+    return system.args(**{system.value: int(round(centre))})
+
+
+def worth_table(rules: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """What +1 buys (ΔP) and how swingy the outcome is, across each system's range, aligned at the 50% point."""
+    frames = []
+    curves = success_curves(rules)
+    for system in all_systems():
+        r = (rules or {}).get(system.id) or system.rules()
+        centre = curves.query("system == @system.id")["fifty_point"].iloc[0]
+        rows = worth(system, r, system.args()).rows
+        df = pd.DataFrame([dict(x) for x in rows])
+        df["system"] = system.id
+        df["modifier"] = df["value"] - centre
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def outcome_at_fifty(rules: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """The outcome distribution (margin, success level, effectiveness) of each system's standard check."""
+    frames = []
+    for system in all_systems():
+        r = (rules or {}).get(system.id) or system.rules()
+        args = standard_args(system, r)
+        res = system.check(r, args)
+        d = {k: v for k, v in res.distribution.to_dict().items() if v >= 1e-6}
+        frames.append(pd.DataFrame({"system": system.id, "value": getattr(args, system.value), "outcome": res.outcome,
+                                    "result": list(d), "p": list(d.values())}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def crits_and_fumbles(rules: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """P(critical), P(fumble) and the system's other special results at the standard check.
+
+    Tri-Stat for every die; ТУН with its optional criticals switched on.
+    """
+    rows = []
+    for system in all_systems():
+        r = (rules or {}).get(system.id) or system.rules()
+        if system.id == "tun":
+            r = r.replace(crits=True)
+        cases = [r.replace(die=d) for d in TRISTAT_DICE] if system.id == "tristat" else [r]
+        for rr in cases:
+            args = standard_args(system, rr)
+            res = system.check(rr, args)
+            mode = f"2d{rr.die}" if system.id == "tristat" else getattr(args, "dice", "")
+            row = {"system": system.id, "mode": mode, "value": getattr(args, system.value), "p_success": res.p_success,
+                   "p_critical": res.p_critical, "p_fumble": res.p_fumble}
+            row.update(res.extra)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def dice_families(rules: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """Tri-Stat's success curves for every die and ТУН's for every dice mode."""
+    frames = []
+    for sid in ("tristat", "tun"):
+        system = get_system(sid)
+        r = (rules or {}).get(sid) or system.rules()
+        df = success_table(system, r, system.args())
+        frames.append(df.rename(columns={system.value: "value"}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def variant_effects(fighter: str = "trained_armed") -> pd.DataFrame:
+    """Every rule variant's effect on each system's check table and on a matched duel (A = B = ``fighter``)."""
+    rows = []
+    for system in all_systems():
+        f = load_fighter(system, fighter)
+        report = variants(system, a=f, b=f, workers=1)
+        for e in report.effects:
+            d = e.duel_delta or {}
+            rows.append({"system": system.id, "variant": e.label, "effect": e.effect, "check_max_dp": e.check_max_dp,
+                         "check_mean_dp": e.check_mean_dp, "d_p_a_wins": d.get("p_a_wins"),
+                         "d_p_death": d.get("p_death"), "d_mean_rounds": d.get("mean_rounds"), "note": e.note})
+    return pd.DataFrame(rows)
