@@ -1,0 +1,419 @@
+"""Batch sweeps: tidy output, resumption after a kill, identical tables everywhere, clean config errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import io
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis import __version__, sweep
+from analysis.cli import main
+from analysis.compare import success_curves
+from analysis.fighters import load_fighter
+from analysis.system import SYSTEM_IDS, get_system
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sweeps"
+
+CHECKS = """
+[sweep]
+kind = "check"
+
+[systems.tristat]
+variants = { die = [6, 8] }
+check = { target = { from = 2, to = 12 } }
+
+[systems.onesix]
+variants = { explode_depth = ["none", 1] }
+check = { rating = { from = 8, to = 10 }, skilled = [true, false] }
+
+[systems.tun]
+variants = { crits = [false, true] }
+check = { dice = ["3d6", "1d20"], limit = [10, 13] }
+
+[systems.kurs]
+variants = { dk_faces = ["default", "fudge", "-3,0,3"], defense_clamp = [true, false] }
+check = { skill = { from = -2, to = 2 } }
+"""
+
+DUELS = """
+[sweep]
+kind = "duel"
+
+[systems.tristat]
+variants = { shock_rule = [false, true] }
+a = { archetype = "veteran", weapon_damage = [0, 5, 10, 15, 20] }
+b = { archetype = "trained", armor = { from = 0, to = 6 } }
+"""
+
+MONTE_CARLO = """
+[sweep]
+kind = "duel"
+method = "monte_carlo"
+n = 20000
+seed = 7
+
+[systems.tristat]
+a = { archetype = ["trained_armed", "veteran"] }
+b = { archetype = "veteran", armor = [0, 3] }
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "sweep.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def journal_lines(out: Path) -> list[dict]:
+    """The journal's complete lines (a kill may leave a partial last line, which the next run cuts off)."""
+    path = sweep.journal_path(out) / "rows.jsonl"
+    return [json.loads(line) for line in path.read_bytes().split(b"\n")[:-1]] if path.exists() else []
+
+
+@pytest.fixture(scope="module")
+def duel_reference(tmp_path_factory) -> pd.DataFrame:
+    """The duel sweep run once, uninterrupted."""
+    tmp = tmp_path_factory.mktemp("reference")
+    out = tmp / "reference.parquet"
+    sweep.run_sweep(write(tmp, DUELS), out, workers=1)
+    return pd.read_parquet(out)
+
+
+# ------------------------------------------------------------------ output
+def test_check_sweep_writes_tidy_parquet_and_csv(tmp_path, capsys):
+    config = write(tmp_path, CHECKS)
+    for name, extra in (("t.parquet", []), ("t.csv", []), ("t.txt", ["--format", "csv"])):
+        code, out, err = cli(capsys, "sweep", str(config), "--out", str(tmp_path / name), "--workers", "1", "--quiet",
+                             *extra)
+        assert code == 0, err
+        assert out == "" and err == ""
+    pq, csv = pd.read_parquet(tmp_path / "t.parquet"), pd.read_csv(tmp_path / "t.csv")
+    assert len(pq) == 2 * 11 + 2 * 3 * 2 + 2 * 2 * 2 + 3 * 2 * 5
+    assert list(pq["case"]) == list(range(len(pq)))
+    assert pq["case_id"].is_unique
+    assert set(pq["dicelab_version"]) == {__version__}
+    for sid in SYSTEM_IDS:
+        system = get_system(sid)
+        for name in system.Rules.specs():
+            assert f"variant_{name}" in pq.columns
+        for name in system.CheckArgs.specs():
+            assert f"check_{name}" in pq.columns
+    for column in ("system", "kind", "method", "p_success", "p_fumble", "mean", "residual", "distribution"):
+        assert column in pq.columns
+    assert list(csv.columns) == list(pq.columns)
+    pd.testing.assert_series_equal(csv["p_success"], pq["p_success"], check_exact=False, rtol=1e-15)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.txt"), csv)
+    row = pq[(pq["system"] == "kurs") & (pq["variant_dk_faces"] == "-3,0,3") & (pq["check_skill"] == 1)].iloc[0]
+    kurs = get_system("kurs")
+    rules = kurs.rules(dk_faces=(-3, 0, 3), defense_clamp=bool(row["variant_defense_clamp"]))
+    exact = kurs.check(rules, kurs.args(skill=1))
+    assert row["p_success"] == exact.p_success
+    assert json.loads(row["distribution"]) == exact.to_dict()["distribution"]
+
+
+def test_report_configs_reproduce_the_check_figures(tmp_path):
+    from analysis.compare import dice_families
+
+    for name, reference in (("report_success_curves", success_curves()), ("report_dice_families", dice_families())):
+        out = tmp_path / f"{name}.parquet"
+        sweep.run_sweep(EXAMPLES / f"{name}.toml", out, workers=1)
+        df = pd.read_parquet(out)
+        value = df["check_target"].fillna(df["check_limit"])
+        if name == "report_success_curves":
+            value = value.fillna(df["check_rating"]).fillna(df["check_skill"])
+        assert list(df["system"]) == list(reference["system"])
+        assert list(value) == list(reference["value"])
+        assert list(df["p_success"]) == list(reference["p_success"])
+
+
+def test_example_configs_are_valid():
+    names = {p.stem for p in EXAMPLES.glob("*.toml")}
+    assert {"armor_weapon_clamp", "checks_all_systems", "report_success_curves", "report_dice_families",
+            "skill_gap_duels", "skill_gap_exchanges", "tristat_archetype_duels", "tristat_duel_lethality",
+            "tristat_duel_lethality_mc"} <= names
+    for path in EXAMPLES.glob("*.toml"):
+        assert sweep.expand(sweep.load_config(path)).cases
+
+
+@pytest.mark.parametrize("name", ["skill_gap_duels", "tristat_duel_lethality"])
+def test_lethality_configs_hold_the_reports_skill_gap_duels(name):
+    from analysis import lethality
+
+    expanded = sweep.expand(sweep.load_config(EXAMPLES / f"{name}.toml"))
+    diagonals: dict[str, dict[int, sweep.Case]] = {}
+    for row, case in zip(expanded.inputs, expanded.cases):
+        s = get_system(case.system)
+        base = load_fighter(s, lethality.BASE)
+        gaps = {row[f"a_{p}"] - getattr(base, p) for p in s.combat_skills}
+        if len(gaps) == 1 and case.rules == s.rules():
+            diagonals.setdefault(case.system, {})[gaps.pop()] = case
+    assert set(diagonals) == ({"tristat"} if name.startswith("tristat") else set(SYSTEM_IDS))
+    for sid, diagonal in diagonals.items():
+        s = get_system(sid)
+        base = load_fighter(s, lethality.BASE)
+        assert sorted(diagonal) == list(lethality.GAPS)
+        assert all(case.a == lethality.with_gap(s, base, gap) and case.b == base for gap, case in diagonal.items())
+    row = sweep.compute(expanded.method, diagonals["tristat"][2])
+    assert row["p_a_wins"] == lethality.skill_gap("tristat", gaps=(2,))["p_a_wins"].iloc[0]
+
+
+def test_duel_rows_echo_fighters_and_results(duel_reference):
+    df = duel_reference
+    assert len(df) == 2 * 5 * 7
+    s = get_system("tristat")
+    row = df[(df["variant_shock_rule"]) & (df["a_weapon_damage"] == 10) & (df["b_armor"] == 3)].iloc[0]
+    exact = s.duel(s.rules(shock_rule=True), load_fighter(s, "veteran").replace(weapon_damage=10),
+                   load_fighter(s, "trained").replace(armor=3))
+    assert row["p_a_wins"] == exact.solution.p_a_wins
+    assert row["a_name"] == "veteran" and row["b_derived_health"] == 45
+    for column in ("p_b_dead", "mean_rounds", "median_rounds", "rounds", "order"):
+        assert column in df.columns
+
+
+def test_fighters_from_archetypes_files_and_inline(tmp_path):
+    (tmp_path / "fighters").mkdir()
+    (tmp_path / "fighters" / "knight.toml").write_text("body = 6\nmind = 4\nsoul = 5\narmor = 3\n", encoding="utf-8")
+    config = write(tmp_path, """
+[sweep]
+kind = "exchange"
+
+[systems.tristat]
+a = { file = "fighters/knight.toml", weapon_damage = [5, 10] }
+b = { archetype = ["novice", "veteran"] }
+
+[systems.kurs]
+a = { name = "brawler", attack_skill = 2, strength = { from = 0, to = 2 } }
+b = { archetype = "tiberius" }
+""")
+    out = tmp_path / "fighters.csv"
+    sweep.run_sweep(config, out, workers=1)
+    df = pd.read_csv(out)
+    assert list(df["a_name"]) == ["knight"] * 4 + ["brawler"] * 3
+    assert list(df["b_name"]) == ["novice", "veteran"] * 2 + ["tiberius"] * 3
+    s = get_system("tristat")
+    knight = load_fighter(s, str(tmp_path / "fighters" / "knight.toml")).replace(weapon_damage=10)
+    row = df[(df["a_weapon_damage"] == 10) & (df["b_name"] == "veteran")].iloc[0]
+    exact = s.exchange(s.rules(), knight, load_fighter(s, "veteran"))
+    assert row["a_armor"] == 3 and row["p_hit"] == pytest.approx(exact.p_hit, rel=1e-15)
+    assert {"p_miss", "p_defended", "p_graze", "mean_damage", "damage", "condition_after"} <= set(df.columns)
+
+
+# ------------------------------------------------------------- resumption
+def test_interrupt_keeps_finished_cases_and_resume_computes_the_rest(tmp_path, monkeypatch, duel_reference):
+    config, out = write(tmp_path, DUELS), tmp_path / "duels.parquet"
+    real, calls = sweep.compute, []
+
+    def failing(method, case):
+        calls.append(case.index)
+        if len(calls) == 10:
+            raise KeyboardInterrupt
+        return real(method, case)
+
+    monkeypatch.setattr(sweep, "compute", failing)
+    with pytest.raises(sweep.Interrupted, match="run the same command again") as info:
+        sweep.run_sweep(config, out, workers=1)
+    assert info.value.exit_code == 130
+    kept = journal_lines(out)
+    assert 0 < len(kept) < 10 and [r["case"] for r in kept] == list(range(len(kept)))
+    assert not out.exists()
+    monkeypatch.setattr(sweep, "compute", real)
+    done = sweep.run_sweep(config, out, workers=1)
+    assert (done.resumed, done.computed) == (len(kept), len(duel_reference) - len(kept))
+    pd.testing.assert_frame_equal(pd.read_parquet(out), duel_reference)
+    assert sorted(r["case"] for r in journal_lines(out)) == list(range(len(duel_reference)))
+
+
+def _start(config: Path, out: Path) -> subprocess.Popen:
+    code = "import sys; from analysis.cli import main; sys.exit(main())"
+    return subprocess.Popen([sys.executable, "-c", code, "sweep", str(config), "--out", str(out), "--workers", "1",
+                             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_rows(proc: subprocess.Popen, out: Path, more_than: int) -> None:
+    deadline = time.monotonic() + 60
+    while len(journal_lines(out)) <= more_than:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+
+
+def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path, duel_reference):
+    config, out = write(tmp_path, DUELS), tmp_path / "duels.parquet"
+    proc = _start(config, out)
+    _wait_for_rows(proc, out, 0)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert "run the same command again to resume" in err and str(sweep.journal_path(out)) in err
+    after_term = len(journal_lines(out))
+    assert 0 < after_term < len(duel_reference)
+
+    proc = _start(config, out)
+    _wait_for_rows(proc, out, after_term)
+    proc.kill()
+    proc.communicate(timeout=30)
+    after_kill = len(journal_lines(out))
+    assert after_term < after_kill < len(duel_reference) and not out.exists()
+    with open(sweep.journal_path(out) / "rows.jsonl", "ab") as fh:
+        fh.write(b'{"case": 69, "case_id": "a half-writ')  # as if killed in the middle of a write
+
+    done = sweep.run_sweep(config, out, workers=1)
+    assert (done.resumed, done.computed) == (after_kill, len(duel_reference) - after_kill)
+    pd.testing.assert_frame_equal(pd.read_parquet(out), duel_reference)
+    assert sorted(r["case"] for r in journal_lines(out)) == list(range(len(duel_reference)))
+
+    again = sweep.run_sweep(config, out, workers=1)
+    assert (again.computed, again.resumed) == (0, len(duel_reference))
+
+
+def test_changed_config_is_detected(tmp_path, capsys):
+    config, out = write(tmp_path, CHECKS), tmp_path / "checks.parquet"
+    assert cli(capsys, "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet")[0] == 0
+    before = out.read_bytes()
+    write(tmp_path, CHECKS.replace("die = [6, 8]", "die = [6, 10]"))
+    code, _, err = cli(capsys, "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet")
+    assert code == 2
+    assert str(config) in err and "config changed" in err and f"delete {sweep.journal_path(out)}/" in err
+    assert out.read_bytes() == before
+
+
+# ---------------------------------------------------- local and distributed
+def test_same_table_on_one_and_two_workers_and_on_dask(tmp_path):
+    from dask.distributed import LocalCluster
+
+    config = write(tmp_path, MONTE_CARLO)
+    one, two, on_dask = (tmp_path / f"{name}.parquet" for name in ("one", "two", "dask"))
+    sweep.run_sweep(config, one, workers=1)
+    sweep.run_sweep(config, two, workers=2)
+    with LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cluster:
+        sweep.run_sweep(config, on_dask, scheduler=cluster.scheduler_address)
+    reference = pd.read_parquet(one)
+    assert len(reference) == 4 and reference["mean_rounds"].nunique() == 4
+    for other in (two, on_dask):
+        pd.testing.assert_frame_equal(pd.read_parquet(other), reference, check_exact=True)
+    for column in ("n", "seed", "model", "se_p_a_wins", "ci_p_a_wins_low", "ci_p_a_wins_high", "mean_rounds"):
+        assert column in reference.columns
+
+
+def test_unreachable_scheduler_is_a_clean_error(tmp_path, capsys):
+    config, out = write(tmp_path, CHECKS), tmp_path / "x.parquet"
+    code, _, err = cli(capsys, "sweep", str(config), "--out", str(out), "--scheduler", "nonsense://nowhere")
+    assert code == 2 and "scheduler" in err and not out.exists() and not sweep.journal_path(out).exists()
+
+
+# ---------------------------------------------------------------- progress
+def test_progress_lines_bar_and_quiet(tmp_path):
+    config = write(tmp_path, CHECKS)
+    for mode, expected in (("lines", ("cases/s", "ETA", "cases to compute")), ("bar", ("case/s", "sweep")),
+                           ("quiet", ())):
+        stream = io.StringIO()
+        sweep.run_sweep(config, tmp_path / f"{mode}.parquet", workers=1, progress=mode, every=0.0, stream=stream)
+        text = stream.getvalue()
+        assert all(e in text for e in expected) and (text == "") == (mode == "quiet"), (mode, text)
+
+
+def test_help_shows_an_example_and_the_config_format(capsys):
+    code, out, _ = cli(capsys, "sweep", "--help")
+    assert code == 0 and "Example:" in out and "{from = A, to = B, step = S}" in out and "[systems.tristat]" in out
+
+
+# -------------------------------------------------------------- bad configs
+BAD = {
+    "unknown top key": ('[sweep]\nkind = "check"\n[systems.tristat]\n[extra]\n', "extra is not a known key"),
+    "unknown sweep key": ('[sweep]\nkind = "check"\nmethd = "exact"\n[systems.tristat]\n', "sweep.methd"),
+    "missing kind": ("[sweep]\n[systems.tristat]\n", "sweep.kind is missing"),
+    "unknown kind": ('[sweep]\nkind = "melee"\n[systems.tristat]\n', "sweep.kind"),
+    "unknown system": ('[sweep]\nkind = "check"\n[systems.gurps]\n',
+                       "systems.gurps is not a known key; allowed: tristat"),
+    "no systems": ('[sweep]\nkind = "check"\n[systems]\n', "systems.<id> is missing"),
+    "unknown variant": ('[sweep]\nkind = "check"\n[systems.kurs]\nvariants = { clamp = [true] }\n',
+                        "systems.kurs.variants.clamp is not a known key; allowed: dk_faces, defense_clamp"),
+    "variant out of range": ('[sweep]\nkind = "check"\n[systems.tristat]\nvariants = { die = [6, 7] }\n',
+                             "systems.tristat.variants.die = 7 is not allowed; allowed: one of 4, 6, 8"),
+    "wrong type": ('[sweep]\nkind = "check"\n[systems.tristat]\ncheck = { target = "seven" }\n',
+                   'systems.tristat.check.target = "seven" is not allowed; allowed: an integer'),
+    "wrong bool type": ('[sweep]\nkind = "check"\n[systems.tristat]\nvariants = { shock_rule = 3 }\n',
+                        "systems.tristat.variants.shock_rule = 3 is not allowed; allowed: true or false"),
+    "check key in a duel": ('[sweep]\nkind = "duel"\n[systems.tristat]\ncheck = { target = 7 }\n'
+                            'a = { archetype = "veteran" }\nb = { archetype = "trained" }\n',
+                            "systems.tristat.check is not a known key; allowed: variants, a, b"),
+    "missing fighter": ('[sweep]\nkind = "duel"\n[systems.tristat]\na = { archetype = "veteran" }\n',
+                        "systems.tristat.b is missing"),
+    "unknown archetype": ('[sweep]\nkind = "exchange"\n[systems.tristat]\na = { archetype = "ninja" }\n'
+                          'b = { archetype = "trained" }\n', 'systems.tristat.a.archetype = "ninja" is not allowed'),
+    "fighter out of range": ('[sweep]\nkind = "duel"\n[systems.tristat]\na = { archetype = "veteran" }\n'
+                             'b = { archetype = "trained", armor = [1, 500] }\n', "systems.tristat.b.armor = 500"),
+    "derived value out of range": ('[sweep]\nkind = "duel"\n[systems.tristat]\na = { body = 40, soul = 40 }\n'
+                                   'b = { archetype = "trained" }\n', "systems.tristat.a: tristat fighter: health"),
+    "missing fighter file": ('[sweep]\nkind = "duel"\n[systems.tristat]\na = { file = "nope.toml" }\n'
+                             'b = { archetype = "trained" }\n', 'systems.tristat.a.file = "nope.toml"'),
+    "backwards range": ('[sweep]\nkind = "check"\n[systems.tristat]\ncheck = { target = { from = 6, to = 0 } }\n',
+                        "systems.tristat.check.target"),
+    "range as text": ('[sweep]\nkind = "check"\n[systems.tristat]\ncheck = { target = "2..12" }\n',
+                      "{from = A, to = B, step = S}"),
+    "empty list": ('[sweep]\nkind = "check"\n[systems.tristat]\ncheck = { target = [] }\n',
+                   "systems.tristat.check.target = []"),
+    "duplicate value": ('[sweep]\nkind = "check"\n[systems.tristat]\ncheck = { target = [6, 6] }\n',
+                        "comes twice"),
+    "n with exact": ('[sweep]\nkind = "check"\nn = 1000\n[systems.tristat]\n', "sweep.n = 1000"),
+    "monte carlo without seed": ('[sweep]\nkind = "check"\nmethod = "monte_carlo"\nn = 1000\n[systems.tristat]\n',
+                                 "sweep.seed is missing"),
+    "monte carlo n out of range": ('[sweep]\nkind = "check"\nmethod = "monte_carlo"\nn = 0\nseed = 1\n'
+                                   '[systems.tristat]\n', "sweep.n = 0"),
+    "monte carlo exchange": ('[sweep]\nkind = "exchange"\nmethod = "monte_carlo"\nn = 10\nseed = 1\n'
+                             '[systems.tristat]\na = { archetype = "veteran" }\nb = { archetype = "trained" }\n',
+                             'sweep.method = "monte_carlo" is not allowed; allowed: exact'),
+    "bad value in a second block": ('[sweep]\nkind = "check"\n[[systems.tristat]]\n[[systems.tristat]]\n'
+                                    'check = { target = 500 }\n', "systems.tristat[1].check.target = 500"),
+    "not toml": ('[sweep\nkind = "check"\n', "not valid TOML"),
+}
+
+
+@pytest.mark.parametrize("name", BAD)
+def test_bad_config_fails_cleanly(tmp_path, capsys, name):
+    text, message = BAD[name]
+    config, out = write(tmp_path, text, "bad config.toml"), tmp_path / "out.parquet"
+    code, stdout, err = cli(capsys, "sweep", str(config), "--out", str(out))
+    assert code == 2 and stdout == ""
+    assert err.count("\n") == 1 and err.startswith(f"dicelab sweep: error: {config}"), err
+    assert message in err, err
+    assert not out.exists() and not sweep.journal_path(out).exists()
+
+
+def test_missing_feature_is_a_config_error(tmp_path, capsys, monkeypatch):
+    real = sweep.get_system
+    monkeypatch.setattr(sweep, "get_system",
+                        lambda sid: dataclasses.replace(real(sid), duel=None) if sid == "kurs" else real(sid))
+    text = '[sweep]\nkind = "duel"\n[systems.kurs]\na = { archetype = "novice" }\nb = { archetype = "novice" }\n'
+    config, out = write(tmp_path, text), tmp_path / "out.parquet"
+    code, _, err = cli(capsys, "sweep", str(config), "--out", str(out))
+    assert code == 2 and 'systems.kurs: method = "exact" for kind = "duel" is not available for kurs' in err
+    assert not out.exists()
+
+
+def test_monte_carlo_without_a_simulator_is_a_config_error(tmp_path, capsys, monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sims.onesix" else real(name, *a))
+    text = '[sweep]\nkind = "check"\nmethod = "monte_carlo"\nn = 100\nseed = 1\n[systems.onesix]\n'
+    config, out = write(tmp_path, text), tmp_path / "out.parquet"
+    code, _, err = cli(capsys, "sweep", str(config), "--out", str(out))
+    assert code == 2 and "systems.onesix: " in err and "is not available for onesix" in err
+    assert "allowed: systems tristat" in err and not out.exists()
