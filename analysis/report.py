@@ -23,7 +23,8 @@ from . import __version__, compare, lethality, plots
 from .i18n import LANGS, label
 from .params import Choice
 from .system import all_systems
-from .tables import pairs, render, success_table, write_atomic
+from .files import write_atomic
+from .tables import pairs, render, success_table
 
 SECTIONS = ("checks", "combat", "rules")
 

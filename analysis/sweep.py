@@ -56,7 +56,7 @@ from .combat import describe_fighter
 from .fighters import archetype, archetypes, load_fighter
 from .params import Choice, DicelabError, Int, ParamError, Spec, Validated
 from .system import SYSTEM_IDS, System, get_system
-from .tables import write_atomic
+from .files import write_atomic
 
 KINDS = ("check", "exchange", "duel")
 METHODS = ("exact", "monte_carlo")

@@ -1,13 +1,10 @@
 """Table output: success tables as DataFrames, rendered as Markdown, CSV or JSON,
-and written atomically (a reader never sees a half-written file).
+written with :func:`analysis.files.write_atomic`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -103,21 +100,3 @@ def to_jsonable(value: Any) -> Any:
 def dumps(obj: Any) -> str:
     """JSON text of a result, with numpy values converted."""
     return json.dumps(obj, ensure_ascii=False, indent=2, default=to_jsonable) + "\n"
-
-
-def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file and an atomic rename."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target

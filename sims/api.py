@@ -18,6 +18,8 @@ import importlib
 from types import ModuleType
 from typing import Any, Mapping
 
+import numpy as np
+
 from analysis.combat import describe_fighter
 from analysis.params import Choice, Validated
 from analysis.system import get_system
@@ -64,4 +66,7 @@ def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed
 
 
 def _seed_echo(seed: Seed) -> Any:
-    return seed if isinstance(seed, int) or seed is None else repr(seed)
+    """The seed as echoed in results: an int as is, a SeedSequence by its entropy and spawn key."""
+    if isinstance(seed, np.random.SeedSequence):
+        return {"entropy": seed.entropy, "spawn_key": list(seed.spawn_key)}
+    return seed if isinstance(seed, int) or seed is None else "generator"

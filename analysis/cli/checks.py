@@ -8,7 +8,8 @@ from typing import Any
 from ..params import DicelabError, parse_pairs
 from ..results import CheckResult
 from ..system import all_systems, get_system
-from ..tables import FORMATS, pairs, render, success_table, text, write_atomic
+from ..files import write_atomic
+from ..tables import FORMATS, pairs, render, success_table, text
 from . import add_params_options, add_rules_options, command, emit, emit_json, params_from, per_system, rules_from
 
 CHECK_EXAMPLES = {

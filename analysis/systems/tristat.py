@@ -137,14 +137,16 @@ class Fighter(FighterBase):
     armor: int = param(0, Int(0, 200), "Armor attribute: flat reduction of every hit")
     block: bool = param(False, Bool(), "blocks with an object (+2 to defense)")
 
+    def check(self) -> None:
+        if self.health is None and (self.body + self.soul) * 5 > MAX_HEALTH:
+            raise ParamError("health", (self.body + self.soul) * 5, f"at most {MAX_HEALTH} (derived as (body+soul)*5)")
+
     def stats(self, rules: Rules) -> tuple[int, int, int]:
         """(acv, dcv, health) under the ruleset's rounding."""
         total = self.body + self.mind + self.soul
         acv = self.acv if self.acv is not None else (total // 3 if rules.cv_rounding == "floor" else (2 * total + 3) // 6)
         dcv = self.dcv if self.dcv is not None else acv - 2
         health = self.health if self.health is not None else (self.body + self.soul) * 5
-        if health > MAX_HEALTH:
-            raise ParamError("health", health, f"an integer in 1..{MAX_HEALTH} (derived from (body+soul)*5)", self.where)
         return acv, dcv, health
 
     def derived(self, rules: Rules) -> dict[str, int]:
