@@ -1,4 +1,4 @@
-"""Writing files so that a reader never sees a half-written one (no heavy imports here).
+r"""Writing files so that a reader never sees a half-written one (no heavy imports here).
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "out" / "table.csv"
