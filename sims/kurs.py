@@ -58,9 +58,12 @@ class Options(Validated):
     where = "kurs simulation options"
 
 
+SOAK_MODES = ("never", "when_lower", "when_lower_any")
+
+
 def pack_rules(rules: rules_mod.Rules) -> np.ndarray:
     return np.array([rules.defense_clamp, rules.luck_tokens, PENALTY_MODES.index(rules.wound_penalty),
-                     rules.fatigue_soak == "when_lower", rules.type_bonus == "always", rules.graze == "fixed"],
+                     SOAK_MODES.index(rules.fatigue_soak), rules.type_bonus == "always", rules.graze == "fixed"],
                     dtype=np.int64)
 
 
@@ -118,7 +121,8 @@ def _penalty(light: int, medium: int, heavy: int, mode: int) -> int:
 
 @njit(cache=True, nogil=True, inline="always")
 def _mark(s: np.ndarray, j: int, damage: int, r: np.ndarray) -> None:
-    """Fighter ``j`` takes a hit: one box, the next heavier if full, a fatigue box soaking 1 when that is lighter."""
+    """Fighter ``j`` takes a hit: one box, the next heavier if full, a fatigue box soaking 1 when that is lighter
+    (and, unless ``when_lower_any``, still a wound box)."""
     level = _level(damage)
     if level < 0:
         return
@@ -126,7 +130,7 @@ def _mark(s: np.ndarray, j: int, damage: int, r: np.ndarray) -> None:
     box = _free(f, light, medium, heavy, level)
     if r[R_SOAK] and damage >= 3 and f < FATIGUE_BOXES:
         soaked = _free(f + 1, light, medium, heavy, _level(damage - 1))
-        if soaked < box:
+        if soaked < box and (soaked > 0 or r[R_SOAK] == 2):
             f += 1
             box = soaked
     if box == 0:

@@ -17,7 +17,8 @@ from analysis.systems import kurs
 
 SYSTEM = get_system("kurs")
 FACES = {"default": (-2, -1, 0, 0, 1, 2), "fudge": (-1, 0, 1), "d5": (-2, -1, 0, 1, 2)}
-RULES = dict(faces=FACES["default"], clamp=True, luck=0, penalty="sum", soak=True, bonus_always=False, graze_fixed=False)
+RULES = dict(faces=FACES["default"], clamp=True, luck=0, penalty="sum", soak="when_lower", bonus_always=False,
+             graze_fixed=False)
 
 
 # ----------------------------------------------------- independent brute force (from RULES.md section 4)
@@ -47,10 +48,11 @@ def take(marked, damage, soak):
         return dict(marked), None, False
     plain = first_free(marked, table_level(damage))
     options = [(ORDER.index(plain), plain, False)]
-    if soak and damage >= 3 and marked.get("fatigue", 0) < 4:
+    if soak != "never" and damage >= 3 and marked.get("fatigue", 0) < 4:
         tired = {**marked, "fatigue": marked.get("fatigue", 0) + 1}
         rest = first_free(tired, table_level(damage - 1))
-        options.append((ORDER.index(rest) + 0.5, rest, True))  # only taken when strictly lighter
+        if rest != "fatigue" or soak == "when_lower_any":  # one wound box and one fatigue box
+            options.append((ORDER.index(rest) + 0.5, rest, True))  # only taken when strictly lighter
     _, lvl, soaked = min(options)
     out = {**marked, "fatigue": marked.get("fatigue", 0) + 1} if soaked else dict(marked)
     out[lvl] = min(out.get(lvl, 0) + 1, SIZE[lvl])
@@ -101,7 +103,7 @@ def fighter(**kw):
 
 def lab_rules(rules):
     return kurs.Rules(dk_faces=rules["faces"], defense_clamp=rules["clamp"], luck_tokens=rules["luck"],
-                      wound_penalty=rules["penalty"], fatigue_soak="when_lower" if rules["soak"] else "never",
+                      wound_penalty=rules["penalty"], fatigue_soak=rules["soak"],
                       type_bonus="always" if rules["bonus_always"] else "penetrating",
                       graze="fixed" if rules["graze_fixed"] else "capped")
 
@@ -271,8 +273,12 @@ def marked_tuple(**kw):
     (dict(), dict(), 5, dict(fatigue=1, light=1), "light", True),
     # not when the level stays the same: a 4 and a 3 are both light
     (dict(), dict(), 4, dict(light=1), "light", False),
-    # a 3 on full light boxes: soaked, the remaining 2 is a fatigue box (instead of medium)
-    (dict(), dict(light=2), 3, dict(fatigue=2, light=2), "fatigue", True),
+    # a 3 on full light boxes: the soaked rest (2) would only mark a fatigue box, not a wound box: medium
+    (dict(), dict(light=2), 3, dict(light=2, medium=1), "medium", False),
+    # ... unless when_lower_any: two fatigue boxes instead of medium
+    (dict(fatigue_soak="when_lower_any"), dict(light=2), 3, dict(fatigue=2, light=2), "fatigue", True),
+    # with the fatigue boxes nearly full, the rest overflows into a light box: soaked
+    (dict(), dict(fatigue=3, light=1), 5, dict(fatigue=4, light=2), "light", True),
     # a 9 (dying) soaked to an 8: incapacitated
     (dict(), dict(), 9, dict(fatigue=1, incapacitated=1), "incapacitated", True),
     # no free fatigue box, no soak
@@ -283,7 +289,7 @@ def marked_tuple(**kw):
 def test_box_track(rules, before, damage, after, level, soaked):
     got = kurs.mark(kurs.Rules(**rules), marked_tuple(**before), damage)
     assert got == (marked_tuple(**after), None if level is None else ORDER.index(level), soaked)
-    brute = take(before, damage, rules.get("fatigue_soak") != "never")
+    brute = take(before, damage, rules.get("fatigue_soak", "when_lower"))
     nonzero = {k: v for k, v in brute[0].items() if v}
     assert (nonzero, brute[1], brute[2]) == ({k: v for k, v in after.items() if v}, level, soaked)
 
@@ -335,7 +341,7 @@ SMALL = [
     (RULES, fighter(attack_skill=1, weapon=2, strength=1), fighter(defense_skill=1, health=1, armor=1, agility=1)),
     ({**RULES, "faces": FACES["fudge"], "luck": 1},
      fighter(attack_skill=1, weapon=3), fighter(weapon=2, weapon_type_bonus=2, armor=1)),
-    ({**RULES, "penalty": "local", "soak": False, "clamp": False},
+    ({**RULES, "penalty": "local", "soak": "never", "clamp": False},
      fighter(weapon=4, agility=2), fighter(attack_skill=2, weapon=1, shield=1)),
     ({**RULES, "faces": FACES["d5"], "penalty": "worst", "graze_fixed": True, "bonus_always": True},
      fighter(scale=1, weapon=1, weapon_type_bonus=1), fighter(attack_skill=1, health=2, weapon=3)),

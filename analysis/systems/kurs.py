@@ -46,7 +46,9 @@ class Rules(Validated):
     defense_clamp: bool = param(True, Bool(), "defense roll clamped: >0 as is, -4..0 -> 0, <= -5 -> -1 (false: the example)")
     luck_tokens: int = param(0, Int(0, 10), "luck tokens (+3) per fighter, spent on the first check failing by 3 or less")
     wound_penalty: str = param("sum", Choice(("sum", "worst", "local")), "general penalties of marked boxes summed, the worst, or local")
-    fatigue_soak: str = param("when_lower", Choice(("when_lower", "never")), "a fatigue box soaks 1 point of a wound when that lowers the level")
+    fatigue_soak: str = param("when_lower", Choice(("when_lower", "when_lower_any", "never")),
+                              "a fatigue box soaks 1 point of a hit that still marks a wound box, when that lowers the "
+                              "level (when_lower_any: also when only fatigue boxes are left to mark)")
     type_bonus: str = param("penetrating", Choice(("penetrating", "always")), "weapon type bonus only when the attack got through the armor")
     graze: str = param("capped", Choice(("capped", "fixed")),
                        "graze damage: the damage rule (success 0) capped at 1 + scale difference, or always the cap")
@@ -203,7 +205,9 @@ def mark(rules: Rules, boxes: tuple[int, ...], damage: int) -> tuple[tuple[int, 
     ``boxes`` counts the marked boxes per level of LEVELS.  A full level passes
     the hit to the next heavier one (dying when none is free).  With
     ``fatigue_soak="when_lower"`` a free fatigue box soaks 1 point of a wound
-    (damage >= 3) whenever the level then marked is lighter.
+    (damage >= 3) whenever the level then marked is lighter and is still a
+    wound box — the seed's "one wound box and one fatigue box together";
+    ``"when_lower_any"`` also lets a 3 end as two fatigue boxes.
 
     >>> mark(Rules(), (0, 0, 0, 0, 0, 0), 5)
     ((1, 1, 0, 0, 0, 0), 1, True)
@@ -214,10 +218,10 @@ def mark(rules: Rules, boxes: tuple[int, ...], damage: int) -> tuple[tuple[int, 
     if level is None:
         return boxes, None, False
     plain = _free_from(boxes, level)
-    if rules.fatigue_soak == "when_lower" and damage >= 3 and boxes[0] < BOXES[0]:
+    if rules.fatigue_soak != "never" and damage >= 3 and boxes[0] < BOXES[0]:
         tired = _marked(boxes, 0)
         soaked = _free_from(tired, level_of(damage - 1))
-        if soaked < plain:
+        if soaked < plain and (soaked > 0 or rules.fatigue_soak == "when_lower_any"):
             return _marked(tired, soaked), soaked, True
     return _marked(boxes, plain), plain, False
 
