@@ -26,37 +26,37 @@ from analysis.fighters import load_fighter
 from analysis.system import SYSTEM_IDS, get_system
 from sims.api import sim_module, simulate_check, simulate_duel
 from sims.engine import default_workers
-from sims.tristat import (F_AB, F_ACV, F_ARMOR, F_BLOCK, F_DB, F_DCV, F_HEALTH, F_WEAPON, R_B50, R_B75, R_B100,
-                          R_DIE, pack_fighter, pack_rules)
+from sims.dice import outcome_table
+from sims.tristat import F_CRIT, F_DEF, F_HEALTH, F_HIT, F_SIZE, P_DIE, P_FIGHTER, pack
 
 PAIRS = {"tristat": ("veteran", "trained"), "onesix": ("daisy", "poacher"), "tun": ("red", "blue"),
          "kurs": ("maximus", "tiberius")}
 CHECKS = {"tristat": {"target": 7}, "onesix": {"rating": 9}, "tun": {"limit": 13}, "kurs": {"skill": 2}}
 
 
-def numpy_duel(a: np.ndarray, b: np.ndarray, r: np.ndarray, n: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
-    """The same Tri-Stat duel (default variants) vectorised over n fights; returns (winner codes, dice drawn)."""
-    die = int(r[R_DIE])
+def numpy_duel(p: np.ndarray, table: np.ndarray, acv: tuple[int, int], n: int,
+               rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """The same Tri-Stat duel (default variants) vectorised over n fights, from the same packed parameters
+    and damage table as the kernel; returns (winner codes, uniforms the kernel would draw for these rolls)."""
+    die = int(p[P_DIE])
+    a, b = p[P_FIGHTER:P_FIGHTER + F_SIZE], p[P_FIGHTER + F_SIZE:]
     drawn = 0
 
     def roll(size: int) -> np.ndarray:
         nonlocal drawn
-        drawn += 2 * size
+        drawn += size
         return rng.integers(1, die + 1, size=size) + rng.integers(1, die + 1, size=size)
 
-    def attack(att: np.ndarray, dfn: np.ndarray, size: int) -> np.ndarray:
+    def attack(att: np.ndarray, dfn: np.ndarray, damage: np.ndarray, size: int) -> np.ndarray:
         dmg = np.zeros(size, dtype=np.int64)
         t = roll(size)
         crit = t == 2
-        ok = ~crit & (t != 2 * die) & (t <= att[F_ACV] + att[F_AB])
+        ok = ~crit & (t != 2 * die) & (t <= att[F_HIT])
         idx = np.flatnonzero(ok)
         d = roll(idx.size)
-        target = dfn[F_DCV] + dfn[F_DB] + 2 * dfn[F_BLOCK]
-        hit = idx[~((d == 2) | ((d <= target) & (d != 2 * die)))]
-        g = roll(hit.size)
-        pct = np.where(g <= r[R_B100], 100, np.where(g <= r[R_B75], 75, np.where(g <= r[R_B50], 50, 25)))
-        dmg[hit] = np.maximum(0, att[F_WEAPON] * pct // 100 + att[F_ACV] - dfn[F_ARMOR])
-        dmg[crit] = max(0, 2 * att[F_WEAPON] + att[F_ACV] - dfn[F_ARMOR])
+        hit = idx[~((d == 2) | ((d <= dfn[F_DEF]) & (d != 2 * die)))]
+        dmg[hit] = damage[roll(hit.size)]
+        dmg[crit] = att[F_CRIT]
         return dmg
 
     taken_a = np.zeros(n, dtype=np.int64)
@@ -64,19 +64,20 @@ def numpy_duel(a: np.ndarray, b: np.ndarray, r: np.ndarray, n: int, rng: np.rand
     result = np.full(n, -1, dtype=np.int64)
     live = np.arange(n)
     while live.size:
-        ia, ib = roll(live.size) + a[F_ACV], roll(live.size) + b[F_ACV]
-        first_a, first_b, sim = ia > ib, ia < ib, ia == ib
-        for mask, order in ((first_a, "a"), (first_b, "b"), (sim, "s")):
+        ia, ib = roll(live.size) + acv[0], roll(live.size) + acv[1]
+        drawn -= live.size  # the kernel rolls both initiatives with one uniform
+        for mask, order in ((ia > ib, "a"), (ia < ib, "b"), (ia == ib, "s")):
             ids = live[mask]
             if order == "s":
-                db_, da_ = attack(a, b, ids.size), attack(b, a, ids.size)
+                db_, da_ = attack(a, b, table[0], ids.size), attack(b, a, table[1], ids.size)
                 taken_b[ids] += db_
                 taken_a[ids] += da_
                 continue
-            att, dfn, hurt, hurt_other = (a, b, taken_b, taken_a) if order == "a" else (b, a, taken_a, taken_b)
-            hurt[ids] += attack(att, dfn, ids.size)
+            att, dfn, dmg, back, hurt, other = ((a, b, table[0], table[1], taken_b, taken_a) if order == "a"
+                                                else (b, a, table[1], table[0], taken_a, taken_b))
+            hurt[ids] += attack(att, dfn, dmg, ids.size)
             up = ids[hurt[ids] <= dfn[F_HEALTH]]
-            hurt_other[up] += attack(dfn, att, up.size)
+            other[up] += attack(dfn, att, back, up.size)
         a_out, b_out = taken_a[live] > a[F_HEALTH], taken_b[live] > b[F_HEALTH]
         done = a_out | b_out
         result[live[done]] = np.where(a_out[done] & b_out[done], 2, np.where(b_out[done], 0, 1))
@@ -85,11 +86,11 @@ def numpy_duel(a: np.ndarray, b: np.ndarray, r: np.ndarray, n: int, rng: np.rand
 
 
 @njit(cache=True, nogil=True)
-def _bare_dice(count: int, die: int, rng: np.random.Generator) -> int:
-    """The floor: draw ``count`` dice the way the kernels do, nothing else."""
+def _bare_rolls(count: int, two: np.ndarray, rng: np.random.Generator) -> int:
+    """The floor: ``count`` draws the way the kernel makes them (one uniform, one table lookup), nothing else."""
     s = 0
     for _ in range(count):
-        s += int(rng.random() * die) + 1
+        s += two[int(rng.random() * two.size)]
     return s
 
 
@@ -124,24 +125,25 @@ def main() -> None:
     s = get_system("tristat")
     rules = s.rules()
     a, b = load_fighter(s, "veteran"), load_fighter(s, "trained")
-    pa, pb, pr = pack_fighter(rules, a), pack_fighter(rules, b), pack_rules(rules)
+    params, table = pack(rules, a, b)
 
     print(f"# Monte Carlo benchmark, n = {n:,}, {cores} cores")
     print(f"compile (fresh process, no cache): {compile_time():.2f} s")
     simulate_duel("tristat", rules, a, b, 1000, seed=0, workers=1)  # warm (cached compile)
     t_numba = best_of(lambda: simulate_duel("tristat", rules, a, b, n, seed=1, workers=1))
-    n_np = max(n // 10, 10_000)
+    n_np = max(n // 5, 10_000)
     rng = np.random.default_rng(1)
     t0 = time.perf_counter()
-    _, drawn = numpy_duel(pa, pb, pr, n_np, rng)
+    _, drawn = numpy_duel(params, table, (a.stats(rules)[0], b.stats(rules)[0]), n_np, rng)
     t_numpy = (time.perf_counter() - t0) * n / n_np
-    dice_per_duel = drawn / n_np
-    count = int(dice_per_duel * n)
-    _bare_dice(10, 6, np.random.default_rng(0))
-    t_bare = best_of(lambda: _bare_dice(count, 6, np.random.default_rng(2)))
+    rolls_per_duel = drawn / n_np
+    count = int(rolls_per_duel * n)
+    two = outcome_table(range(1, 7), 2)
+    _bare_rolls(10, two, np.random.default_rng(0))
+    t_bare = best_of(lambda: _bare_rolls(count, two, np.random.default_rng(2)))
     print(f"tristat duel, one core: numba {n / t_numba:,.0f} duels/s; numpy {n / t_numpy:,.0f} duels/s "
-          f"(numba is {t_numpy / t_numba:.1f}x faster); bare dice ({dice_per_duel:.1f} dice/duel) {t_bare:.3f} s "
-          f"-> kernel at {t_numba / t_bare:.2f}x the random-number bound")
+          f"(numba is {t_numpy / t_numba:.1f}x faster); bare draws ({rolls_per_duel:.1f} per duel) {t_bare:.3f} s "
+          f"for {n:,} duels -> the kernel at {t_numba / t_bare:.2f}x the random-number bound")
     print(f"{'system':<8} {'duels/s 1 core':>15} {'duels/s all':>13} {'checks/s 1 core':>16} {'checks/s all':>14}")
     for sid in SYSTEM_IDS:
         try:

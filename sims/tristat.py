@@ -21,10 +21,12 @@ from .dice import _sample, outcome_table
 from .results import (A_DEAD, A_WINS, B_DEAD, B_WINS, BOTH_OUT, CHECK_SIZE, CRITICAL, DUEL_SIZE, FUMBLE, HIST,
                       HIST_OFFSET, MAX_ROUNDS, ROUNDS, SUCCESS, UNFINISHED)
 
-# Packed fighter: acv, dcv, health, attack_bonus, defense_bonus, weapon_damage, armor, block, body
-F_ACV, F_DCV, F_HEALTH, F_AB, F_DB, F_WEAPON, F_ARMOR, F_BLOCK, F_BODY = range(9)
-# Packed rules: die, acv_in_max, nearest rounding, shock_rule, initiative_once, bounds of the damage table (3)
-R_DIE, R_ACV_IN_MAX, R_NEAREST, R_SHOCK, R_ONCE, R_B100, R_B75, R_B50 = range(8)
+# Packed duel: rules flags, then per fighter (A then B) its attack target (acv + skill), defense target
+# (dcv + skill + block), health, Body, shock value and its critical damage.
+P_DIE, P_ONCE, P_SHOCK = range(3)
+P_FIGHTER = 3
+F_HIT, F_DEF, F_HEALTH, F_BODY, F_SHOCK, F_CRIT = range(6)
+F_SIZE = 6
 
 
 @dataclass(frozen=True)
@@ -34,115 +36,97 @@ class Options(Validated):
     where = "tristat simulation options"
 
 
-def pack_rules(rules: rules_mod.Rules) -> np.ndarray:
-    return np.array([rules.die, rules.acv_in_max, rules.damage_rounding == "nearest", rules.shock_rule,
-                     rules.initiative_once, *rules_mod.DAMAGE_TABLE[rules.die]], dtype=np.int64)
+def _fighter_row(rules: rules_mod.Rules, att: rules_mod.Fighter, dfn: rules_mod.Fighter) -> list[int]:
+    acv, dcv, health = att.stats(rules)
+    return [acv + att.attack_bonus, dcv + att.defense_bonus + 2 * att.block, health, att.body, health // 5,
+            rules_mod.hit_damage(rules, att, dfn, None)]
 
 
-def pack_fighter(rules: rules_mod.Rules, f: rules_mod.Fighter) -> np.ndarray:
-    acv, dcv, health = f.stats(rules)
-    return np.array([acv, dcv, health, f.attack_bonus, f.defense_bonus, f.weapon_damage, f.armor, f.block, f.body],
-                    dtype=np.int64)
+def pack(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter) -> tuple[np.ndarray, np.ndarray]:
+    """(scalars, damage table) for the kernel; ``table[0, t]`` is A's damage to B on a damage roll of t, ``[1, t]`` B's.
+
+    Damage comes from :func:`analysis.systems.tristat.hit_damage`, the exact engine's own rule.
+    """
+    params = [rules.die, rules.initiative_once, rules.shock_rule] + _fighter_row(rules, a, b) + _fighter_row(rules, b, a)
+    table = np.zeros((2, 2 * rules.die + 1), dtype=np.int64)
+    for t in range(2, 2 * rules.die + 1):
+        table[0, t] = rules_mod.hit_damage(rules, a, b, t)
+        table[1, t] = rules_mod.hit_damage(rules, b, a, t)
+    return np.array(params, dtype=np.int64), table
 
 
-@njit(cache=True, nogil=True)
+def initiative_table(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter) -> np.ndarray:
+    """Both initiative rolls at once: the sign of (2dX + acv of A) - (2dX + acv of B) for every pair of 2dX
+    outcomes, so that one uniform rolls all four dice."""
+    two = outcome_table(range(1, rules.die + 1), 2)
+    return np.sign(np.subtract.outer(two + a.stats(rules)[0], two + b.stats(rules)[0])).ravel().astype(np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _succeeds(total: int, target: int, die: int) -> bool:
     return total == 2 or (total <= target and total != 2 * die)
 
 
 @njit(cache=True, nogil=True)
-def _scaled(max_damage: int, pct: int, nearest: int) -> int:
-    if nearest:
-        return (max_damage * pct * 2 + 100) // 200
-    return max_damage * pct // 100
+def _duel(p: np.ndarray, table: np.ndarray, two: np.ndarray, first: np.ndarray, n: int,
+          rng: np.random.Generator) -> np.ndarray:
+    """n duels; counts laid out as in :mod:`sims.results`; ``first`` is :func:`initiative_table`.
 
-
-@njit(cache=True, nogil=True)
-def _attack(att: np.ndarray, dfn: np.ndarray, r: np.ndarray, two: np.ndarray,
-            rng: np.random.Generator) -> tuple[int, bool]:
-    """One attack: (damage after armor, knocked out by the shock stand-in); ``two`` is the 2dX table."""
-    die = r[R_DIE]
-    a = _sample(two, rng)
-    if a == 2:
-        pct = 200
-    elif a == 2 * die or a > att[F_ACV] + att[F_AB]:
-        return 0, False
-    else:
-        d = _sample(two, rng)
-        if _succeeds(d, dfn[F_DCV] + dfn[F_DB] + 2 * dfn[F_BLOCK], die):
-            return 0, False
-        g = _sample(two, rng)
-        pct = 100 if g <= r[R_B100] else 75 if g <= r[R_B75] else 50 if g <= r[R_B50] else 25
-    acv = att[F_ACV]
-    if r[R_ACV_IN_MAX]:
-        raw = _scaled(att[F_WEAPON] + acv, pct, r[R_NEAREST])
-    else:
-        raw = _scaled(att[F_WEAPON], pct, r[R_NEAREST]) + acv
-    damage = max(0, raw - dfn[F_ARMOR])
-    shocked = False
-    if r[R_SHOCK] and damage > dfn[F_HEALTH] // 5:
-        shocked = not _succeeds(_sample(two, rng), dfn[F_BODY], die)
-    return damage, shocked
-
-
-@njit(cache=True, nogil=True)
-def _duel(a: np.ndarray, b: np.ndarray, r: np.ndarray, two: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n duels; counts laid out as in :mod:`sims.results`."""
+    The attacks are written out in the loop (no helper calls: passing arrays and the
+    Generator to a function costs more than the dice here).
+    """
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
+    die, once, shock_rule = p[P_DIE], p[P_ONCE], p[P_SHOCK]
+    f = p[P_FIGHTER:].reshape(2, F_SIZE)
+    taken = np.zeros(2, dtype=np.int64)
+    down = np.zeros(2, dtype=np.bool_)
+    size, n_first = two.size, first.size
     for _ in range(n):
-        taken_a = taken_b = 0
-        shock_a = shock_b = False
-        order = 0
-        if r[R_ONCE]:
-            ia, ib = _sample(two, rng) + a[F_ACV], _sample(two, rng) + b[F_ACV]
-            order = 1 if ia > ib else (-1 if ia < ib else 0)
+        taken[:] = 0
+        down[:] = False
+        order = first[int(rng.random() * n_first)] if once else 0
         rounds = 0
-        while True:
+        while rounds < MAX_ROUNDS:
             rounds += 1
-            if rounds > MAX_ROUNDS:
+            if not once:
+                order = first[int(rng.random() * n_first)]
+            lead = 0 if order >= 0 else 1
+            for slot in range(2):
+                att = lead if slot == 0 else 1 - lead
+                dfn = 1 - att
+                if slot == 1 and order != 0 and down[att]:
+                    break
+                a = two[int(rng.random() * size)]
+                if a == 2:
+                    damage = f[att, F_CRIT]
+                elif a == 2 * die or a > f[att, F_HIT]:
+                    continue
+                else:
+                    d = two[int(rng.random() * size)]
+                    if d == 2 or (d <= f[dfn, F_DEF] and d != 2 * die):
+                        continue
+                    damage = table[att, two[int(rng.random() * size)]]
+                taken[dfn] += damage
+                if taken[dfn] > f[dfn, F_HEALTH]:
+                    down[dfn] = True
+                elif shock_rule and damage > f[dfn, F_SHOCK]:
+                    b = two[int(rng.random() * size)]
+                    if not (b == 2 or (b <= f[dfn, F_BODY] and b != 2 * die)):
+                        down[dfn] = True
+            if down[0] or down[1]:
                 break
-            if not r[R_ONCE]:
-                ia, ib = _sample(two, rng) + a[F_ACV], _sample(two, rng) + b[F_ACV]
-                order = 1 if ia > ib else (-1 if ia < ib else 0)
-            if order == 1:
-                d, s = _attack(a, b, r, two, rng)
-                taken_b += d
-                shock_b = shock_b or s
-                if taken_b <= b[F_HEALTH] and not shock_b:
-                    d, s = _attack(b, a, r, two, rng)
-                    taken_a += d
-                    shock_a = shock_a or s
-            elif order == -1:
-                d, s = _attack(b, a, r, two, rng)
-                taken_a += d
-                shock_a = shock_a or s
-                if taken_a <= a[F_HEALTH] and not shock_a:
-                    d, s = _attack(a, b, r, two, rng)
-                    taken_b += d
-                    shock_b = shock_b or s
-            else:
-                d1, s1 = _attack(a, b, r, two, rng)
-                d2, s2 = _attack(b, a, r, two, rng)
-                taken_b += d1
-                taken_a += d2
-                shock_b = shock_b or s1
-                shock_a = shock_a or s2
-            a_out = taken_a > a[F_HEALTH] or shock_a
-            b_out = taken_b > b[F_HEALTH] or shock_b
-            if a_out or b_out:
-                break
-        if rounds > MAX_ROUNDS:
+        if not (down[0] or down[1]):
             out[UNFINISHED] += 1
             continue
         out[ROUNDS + rounds] += 1
-        if a_out and b_out:
+        if down[0] and down[1]:
             out[BOTH_OUT] += 1
-        elif b_out:
+        elif down[1]:
             out[A_WINS] += 1
         else:
             out[B_WINS] += 1
-        out[A_DEAD] += taken_a >= 2 * a[F_HEALTH]
-        out[B_DEAD] += taken_b >= 2 * b[F_HEALTH]
+        out[A_DEAD] += taken[0] >= 2 * f[0, F_HEALTH]
+        out[B_DEAD] += taken[1] >= 2 * f[1, F_HEALTH]
     return out
 
 
@@ -171,6 +155,6 @@ CHECK_EXTRAS = ("p_critical", "p_fumble", "")
 def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, model: str,
               options: Options) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The duel kernel bound to a ruleset and two fighters (both models play the same rules)."""
-    pa, pb, pr = pack_fighter(rules, a), pack_fighter(rules, b), pack_rules(rules)
-    two = outcome_table(range(1, rules.die + 1), 2)
-    return lambda n, rng: _duel(pa, pb, pr, two, n, rng)
+    params, table = pack(rules, a, b)
+    two, first = outcome_table(range(1, rules.die + 1), 2), initiative_table(rules, a, b)
+    return lambda n, rng: _duel(params, table, two, first, n, rng)

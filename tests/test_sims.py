@@ -153,3 +153,15 @@ def test_sim_bad_input(capsys, argv, word):
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 2 and word in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("variant", [dict(shock_rule=True), dict(initiative_once=True), dict(acv_in_max=True),
+                                     dict(damage_rounding="nearest", die=10)])
+def test_tristat_duel_variants_agree_with_the_chain(variant):
+    system = get_system("tristat")
+    rules = system.rules(**variant)
+    a, b = load_fighter(system, "veteran"), load_fighter(system, "trained_armed")
+    exact = system.duel(rules, a, b).solution
+    sim = simulate_duel("tristat", rules, a, b, N_DUEL, seed=11, model="exact")
+    for name in ("p_a_wins", "p_both_out", "mean_rounds"):
+        assert within(getattr(sim, name), getattr(exact, name)), (variant, name)
