@@ -24,8 +24,7 @@ from analysis.params import ParamError, Validated
 from analysis.systems import kurs as rules_mod
 
 from .dice import _sample, outcome_table
-from .results import (A_DEAD, A_WINS, B_DEAD, B_WINS, BOTH_OUT, CHECK_SIZE, DUEL_SIZE, EXTRA, HIST, HIST_OFFSET,
-                      MAX_ROUNDS, ROUNDS, SUCCESS, UNFINISHED)
+from .results import (CHECK_SIZE, DUEL_SIZE, EXTRA, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally)
 
 # Packed fighter: attack skill, defense skill + shield, offensive and defensive damage factors, scale,
 # weapon type bonus, agility.
@@ -223,19 +222,7 @@ def _duel(fs: np.ndarray, r: np.ndarray, table: np.ndarray, n: int, rng: np.rand
                 _attack(fs, s, 1 - i, r, table, rng)
             if s[0, S_STATUS] != UP or s[1, S_STATUS] != UP:
                 break
-        if rounds > MAX_ROUNDS:
-            out[UNFINISHED] += 1
-            continue
-        out[ROUNDS + rounds] += 1
-        a_out, b_out = s[0, S_STATUS] != UP, s[1, S_STATUS] != UP
-        if a_out and b_out:
-            out[BOTH_OUT] += 1
-        elif b_out:
-            out[A_WINS] += 1
-        else:
-            out[B_WINS] += 1
-        out[A_DEAD] += s[0, S_STATUS] == DEAD
-        out[B_DEAD] += s[1, S_STATUS] == DEAD
+        _tally(out, rounds, s[0, S_STATUS] != UP, s[1, S_STATUS] != UP, s[0, S_STATUS] == DEAD, s[1, S_STATUS] == DEAD)
     return out
 
 

@@ -58,8 +58,7 @@ from numba import njit
 from analysis.params import Bool, Validated, param
 from analysis.systems import onesix as rules_mod
 
-from .results import (A_DEAD, A_WINS, B_DEAD, B_WINS, BOTH_OUT, CHECK_SIZE, DUEL_SIZE, EXTRA, FUMBLE, HIST,
-                      HIST_OFFSET, MAX_ROUNDS, ROUNDS, SUCCESS, UNFINISHED)
+from .results import (CHECK_SIZE, DUEL_SIZE, EXTRA, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally)
 
 THRESHOLD, FUMBLE_BELOW = rules_mod.THRESHOLD, rules_mod.FUMBLE_BELOW
 TRACK_MAX, SHOCK_CAP, DEATH = rules_mod.TRACK_MAX, rules_mod.SHOCK_CAP, rules_mod.DEATH
@@ -341,19 +340,7 @@ def _duel(fs: np.ndarray, rules: np.ndarray, options: np.ndarray, n: int, rng: n
                 s0, s1 = _fixed_round(f0, s0, f1, s1, r, o, rng)
             if _is_out(s0) or _is_out(s1):
                 break
-        if rounds > MAX_ROUNDS:
-            out[UNFINISHED] += 1
-            continue
-        out[ROUNDS + rounds] += 1
-        a_out, b_out = _is_out(s0), _is_out(s1)
-        if a_out and b_out:
-            out[BOTH_OUT] += 1
-        elif b_out:
-            out[A_WINS] += 1
-        else:
-            out[B_WINS] += 1
-        out[A_DEAD] += s0[S_WOUNDS] >= DEATH
-        out[B_DEAD] += s1[S_WOUNDS] >= DEATH
+        _tally(out, rounds, _is_out(s0), _is_out(s1), s0[S_WOUNDS] >= DEATH, s1[S_WOUNDS] >= DEATH)
     return out
 
 

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 Z95 = 1.959963984540054
 
@@ -26,6 +27,23 @@ SUCCESS, CRITICAL, FUMBLE, EXTRA = range(4)
 HIST = 4
 HIST_OFFSET = 256
 CHECK_SIZE = HIST + 2 * HIST_OFFSET
+
+
+@njit(cache=True, nogil=True)
+def _tally(out: np.ndarray, rounds: int, a_out: bool, b_out: bool, a_dead: bool, b_dead: bool) -> None:
+    """Record one duel in a duel count array (``rounds > MAX_ROUNDS``: it never finished)."""
+    if rounds > MAX_ROUNDS:
+        out[UNFINISHED] += 1
+        return
+    out[ROUNDS + rounds] += 1
+    if a_out and b_out:
+        out[BOTH_OUT] += 1
+    elif b_out:
+        out[A_WINS] += 1
+    else:
+        out[B_WINS] += 1
+    out[A_DEAD] += a_dead
+    out[B_DEAD] += b_dead
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,7 @@ from analysis.params import Validated
 from analysis.systems import tristat as rules_mod
 
 from .dice import _sample, outcome_table
-from .results import (A_DEAD, A_WINS, B_DEAD, B_WINS, BOTH_OUT, CHECK_SIZE, CRITICAL, DUEL_SIZE, FUMBLE, HIST,
-                      HIST_OFFSET, MAX_ROUNDS, ROUNDS, SUCCESS, UNFINISHED)
+from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally)
 
 # Packed duel: rules flags, then per fighter (A then B) its attack target (acv + skill), defense target
 # (dcv + skill + block), health, Body, shock value and its critical damage.
@@ -115,18 +114,8 @@ def _duel(p: np.ndarray, table: np.ndarray, two: np.ndarray, first: np.ndarray, 
                         down[dfn] = True
             if down[0] or down[1]:
                 break
-        if not (down[0] or down[1]):
-            out[UNFINISHED] += 1
-            continue
-        out[ROUNDS + rounds] += 1
-        if down[0] and down[1]:
-            out[BOTH_OUT] += 1
-        elif down[1]:
-            out[A_WINS] += 1
-        else:
-            out[B_WINS] += 1
-        out[A_DEAD] += taken[0] >= 2 * f[0, F_HEALTH]
-        out[B_DEAD] += taken[1] >= 2 * f[1, F_HEALTH]
+        _tally(out, rounds if down[0] or down[1] else MAX_ROUNDS + 1, down[0], down[1],
+               taken[0] >= 2 * f[0, F_HEALTH], taken[1] >= 2 * f[1, F_HEALTH])
     return out
 
 

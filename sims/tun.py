@@ -24,8 +24,7 @@ from analysis.params import Validated
 from analysis.systems import tun as rules_mod
 
 from .dice import _sample, outcome_table
-from .results import (A_DEAD, A_WINS, B_DEAD, B_WINS, BOTH_OUT, CHECK_SIZE, CRITICAL, DUEL_SIZE, FUMBLE, HIST,
-                      HIST_OFFSET, MAX_ROUNDS, ROUNDS, SUCCESS, UNFINISHED)
+from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally)
 
 # Packed attacker (against one defender): attack limit, weapon n and b, own Body volume and Body,
 # the minimum and maximum of its dice and their critical bonus.
@@ -136,19 +135,7 @@ def _duel(a: np.ndarray, b: np.ndarray, ta: np.ndarray, tb: np.ndarray, r: np.nd
                 trauma_b, trauma_a = _round(hb, vol_b, ha, vol_a, last_word, dying, trauma_b, trauma_a, rng)
             if trauma_a >= vol_a or trauma_b >= vol_b:
                 break
-        if rounds > MAX_ROUNDS:
-            out[UNFINISHED] += 1
-            continue
-        out[ROUNDS + rounds] += 1
-        a_out, b_out = trauma_a >= vol_a, trauma_b >= vol_b
-        if a_out and b_out:
-            out[BOTH_OUT] += 1
-        elif b_out:
-            out[A_WINS] += 1
-        else:
-            out[B_WINS] += 1
-        out[A_DEAD] += trauma_a > 2 * vol_a
-        out[B_DEAD] += trauma_b > 2 * vol_b
+        _tally(out, rounds, trauma_a >= vol_a, trauma_b >= vol_b, trauma_a > 2 * vol_a, trauma_b > 2 * vol_b)
     return out
 
 
