@@ -74,8 +74,9 @@ def test_simulated_duels_agree_with_the_exact_chain(system_id):
             assert within(sim.mean_rounds, exact.mean_rounds), (label, sim.mean_rounds, exact.mean_rounds)
 
 
+@pytest.mark.parametrize("model", ["full", "exact"])
 @pytest.mark.parametrize("system_id", SYSTEM_IDS)
-def test_full_model_runs_every_archetype_pairing(system_id):
+def test_both_models_run_every_archetype_pairing(system_id, model):
     from analysis.fighters import archetypes
 
     system = get_system(system_id)
@@ -83,9 +84,10 @@ def test_full_model_runs_every_archetype_pairing(system_id):
     rules = system.rules()
     for a_name in names:
         for b_name in names:
-            res = simulate_duel(system_id, rules, load_fighter(system, a_name), load_fighter(system, b_name), 400, seed=1)
+            res = simulate_duel(system_id, rules, load_fighter(system, a_name), load_fighter(system, b_name), 400,
+                                seed=1, model=model)
             total = res.p_a_wins.value + res.p_b_wins.value + res.p_both_out.value + res.p_unfinished.value
-            assert total == pytest.approx(1.0)
+            assert res.model == model and total == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("system_id", SYSTEM_IDS)
