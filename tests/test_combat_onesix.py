@@ -431,17 +431,3 @@ def test_every_archetype_has_a_note():
     assert {"novice", "trained", "veteran", "master", "trained_armed", "veteran_armed", "daisy", "poacher"} <= names
     for name, entry in archetypes("onesix").items():
         assert entry.get("note"), name
-
-
-@pytest.mark.parametrize("spec,words", [
-    ("attack_rating=99", ["attack_rating", "99", "0..40"]),
-    ("weapon_class=laser", ["weapon_class", "laser", "wound, shock, ballistic"]),
-    ("trainig=3", ["trainig", "training"]),
-    ("grandmaster", ["grandmaster", "novice"]),
-])
-def test_bad_fighters_get_clear_errors(capsys, spec, words):
-    code = main(["duel", "onesix", "--a", spec, "--b", "novice"])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1
-    for w in words:
-        assert w in err

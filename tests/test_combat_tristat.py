@@ -263,17 +263,3 @@ def test_fighter_from_files(tmp_path):
     json_f = load_fighter(SYSTEM, str(tmp_path / "hero.json"))
     assert toml_f.armor == 3 and toml_f.body == 5 and toml_f.name == "hero"
     assert json_f.body == 6 and json_f.weapon_damage == 12 and json_f.name == "hero"
-
-
-@pytest.mark.parametrize("spec,words", [
-    ("body=50", ["body", "50", "1..40"]),
-    ("bdy=5", ["bdy", "body"]),
-    ("grandmaster", ["grandmaster", "novice"]),
-    ("missing.toml", ["missing.toml", "does not exist"]),
-])
-def test_bad_fighters_get_clear_errors(capsys, spec, words):
-    code = main(["duel", "tristat", "--a", spec, "--b", "novice"])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1
-    for w in words:
-        assert w in err

@@ -357,19 +357,3 @@ def test_duel_cli_contract(capsys):
                 "mean_rounds", "median_rounds", "states", "order", "final"):
         assert key in data
     assert abs(data["p_a_wins"] + data["p_b_wins"] + data["p_both_out"] + data["p_stalemate"] - 1) < 1e-9
-
-
-@pytest.mark.parametrize("spec,words", [
-    ("body=50", ["body", "50", "1..24"]),
-    ("bdy=5", ["bdy", "body"]),
-    ("dice=2d6", ["dice", "2d6", "3d6, 1d20, 1d6x3"]),
-    ("defends=maybe", ["defends", "maybe", "true or false"]),
-    ("grandmaster", ["grandmaster", "novice"]),
-    ("missing.toml", ["missing.toml", "does not exist"]),
-])
-def test_bad_fighters_get_clear_errors(capsys, spec, words):
-    code = main(["duel", "tun", "--a", spec, "--b", "novice"])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1
-    for w in words:
-        assert w in err
