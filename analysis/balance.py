@@ -315,9 +315,13 @@ class DuelFigures:
     p_stalemate: float
 
     @classmethod
-    def of(cls, solution: Any) -> "DuelFigures":
-        s = solution
-        return cls(s.p_a_wins, s.p_b_wins, s.p_both_out, s.p_a_dead + s.p_b_dead, s.mean_rounds, s.p_stalemate)
+    def of(cls, result: Any) -> "DuelFigures":
+        """The figures of a :class:`~analysis.combat.DuelResult`; P(death) counts the ruleset's ``lethal_at``
+        level; a fight that never ends has infinite mean rounds."""
+        s = result.solution
+        death = sum(s.killed(result.variants.get("lethal_at", "dying")))
+        mean = s.mean_rounds if s.mean_rounds is not None else math.inf
+        return cls(s.p_a_wins, s.p_b_wins, s.p_both_out, death, mean, s.p_stalemate)
 
     def to_dict(self) -> dict[str, float]:
         return dataclasses.asdict(self)
@@ -329,7 +333,7 @@ def figure_distance(probabilities: Sequence[tuple[float, float]], rounds: tuple[
     >>> round(figure_distance([(0.5, 0.6)], (4.0, 6.0)), 6)
     1.414214
     """
-    if min(rounds) <= 0:
+    if min(rounds) <= 0 or not all(math.isfinite(r) for r in rounds):
         return math.inf
     terms = [((x - y) / P_UNIT) ** 2 for x, y in probabilities]
     terms.append((math.log(rounds[0] / rounds[1]) / ROUNDS_UNIT) ** 2)
@@ -344,7 +348,7 @@ def _require_duel(system: System) -> None:
 def _solve_one(system: System, job: tuple[Any, Any, Any]) -> DuelFigures | str:
     """One duel's figures, or the message of the error that stopped it."""
     try:
-        return DuelFigures.of(system.duel(*job).solution)
+        return DuelFigures.of(system.duel(*job))
     except (DicelabError, NotImplementedError) as err:
         return str(err) or type(err).__name__
 
@@ -411,7 +415,7 @@ def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, targ
         _require_duel(s)
     if top < 1:
         raise ParamError("top", top, "an integer >= 1")
-    figures = DuelFigures.of(source.duel(rules, a, b).solution)
+    figures = DuelFigures.of(source.duel(rules, a, b))
     names = list(archetypes(target.id))
     if not names:
         raise DicelabError(f"{target.id} has no archetypes to pair")
@@ -470,7 +474,7 @@ def worth(system: System, rules: Any, args: Any) -> Worth:
 
 # --------------------------------------------------------------- variants
 def rule_alternatives(system: System, base: Any) -> Iterator[tuple[str, Any, str]]:
-    """``(field, value, label)`` for every value of every ruleset field other than the base's.
+    """``(field, value, label)`` for every value of every rule variant (a reading of the text) other than the base's.
 
     Integers: the smallest ``INT_SAMPLES`` allowed values (and ``none`` when allowed);
     die faces: the named presets.
@@ -480,7 +484,7 @@ def rule_alternatives(system: System, base: Any) -> Iterator[tuple[str, Any, str
     >>> [label for name, _, label in rule_alternatives(six, six.rules()) if name == "explode_depth"]
     ['explode_depth=0', 'explode_depth=1', 'explode_depth=2']
     """
-    for name, spec in system.Rules.specs().items():
+    for name, spec in system.Rules.specs("variant").items():
         current = getattr(base, name)
         if isinstance(spec, Bool):
             values = [(not current, text(not current))]
@@ -590,7 +594,7 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
     base_duel = None
     if a is not None:
         _require_duel(system)
-        base_duel = DuelFigures.of(system.duel(base, a, b).solution)
+        base_duel = DuelFigures.of(system.duel(base, a, b))
         duels = solve_duels(system, [(base.replace(**{n: v}), a, b) for n, v, _ in alternatives], workers)
     effects = []
     dimensions = {n for _, r, _ in system.table_cases(base, args) for n in system.Rules.specs() if getattr(r, n) != getattr(base, n)}

@@ -20,10 +20,24 @@ import scipy.sparse as sp
 
 from .dist import Dist
 from .markov import Solution, Track, kernel
-from .params import DicelabError
-from .results import dist_to_json
+from .params import Choice, DicelabError, Int, Validated, param
+from .results import dist_to_json, house_rules_echo, strict
 
 KINDS = ("miss", "defended", "graze", "hit")
+LEVELS = ("out", "dying", "dead")
+AFTER_OUT = ("stop", "finish")
+
+
+@dataclass(frozen=True)
+class DuelRules(Validated):
+    """The duel options every system's ruleset shares (RULES.md section 5); systems subclass it."""
+
+    after_out: str = param("stop", Choice(AFTER_OUT), "stop at the first out, or finish: the other keeps attacking "
+                           "the helpless one until lethal_at or finish_attacks more attacks", kind="option")
+    lethal_at: str = param("dying", Choice(("dying", "dead")), "what counts as killed: dying (the level all four "
+                           "systems reach) or dead (explicit death only)", kind="option")
+    finish_attacks: int = param(10, Int(1, 100), "after_out=finish: at most this many attacks on the helpless one",
+                                kind="option")
 
 
 @dataclass(frozen=True)
@@ -72,6 +86,7 @@ class ExchangeResult:
         return {
             "system": self.system,
             "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
             "attacker": dict(self.attacker),
             "defender": dict(self.defender),
             "p_miss": self.p_miss,
@@ -141,6 +156,7 @@ class Resolution:
         out = {
             "system": self.system,
             "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
             "attacker": dict(self.attacker),
             "defender": dict(self.defender),
             "rolls": dict(self.rolls),
@@ -167,26 +183,87 @@ class DuelResult:
 
     def to_dict(self) -> dict[str, Any]:
         s = self.solution
-        return {
+        out: dict[str, Any] = {
             "system": self.system,
             "model": self.model,
             "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
             "a": dict(self.a),
             "b": dict(self.b),
             "order": self.order,
             "p_a_wins": s.p_a_wins,
             "p_b_wins": s.p_b_wins,
             "p_both_out": s.p_both_out,
-            "p_a_dead": s.p_a_dead,
-            "p_b_dead": s.p_b_dead,
             "p_stalemate": s.p_stalemate,
-            "rounds": {str(k): v for k, v in s.rounds.items()},
-            "mean_rounds": s.mean_rounds,
-            "median_rounds": s.median_rounds,
-            "rounds_tail": s.rounds_tail,
-            "states": s.states,
-            "final": {f"{ka}/{kb}": v for (ka, kb), v in s.final.items()},
         }
+        out.update(level_fields(self.system, self.variants, {f"p_{x}_{lv}": getattr(s, f"p_{x}_{lv}")
+                                                               for x in "ab" for lv in LEVELS}))
+        out["mean_finish_attacks"] = s.finish_attacks
+        out.update(rounds_fields(s))
+        out["truncation"] = s.truncation
+        out["states"] = s.states
+        out["final"] = {f"{ka}/{kb}": v for (ka, kb), v in s.final.items()}
+        return strict(out)
+
+
+def level_fields(system_id: str, variants: Mapping[str, Any], p: Mapping[str, Any]) -> dict[str, Any]:
+    """The per-fighter outcome fields of a duel: P(out), P(dying), P(dead) and P(killed) of A and B.
+
+    ``p`` holds ``p_{a,b}_{out,dying,dead}`` (numbers, or Monte Carlo estimates
+    already turned into fields); a level the system lacks becomes ``None``,
+    with its reason under ``null_reasons``.  ``killed`` is the level named by
+    the ``lethal_at`` option; ``lethal_at`` and ``after_out`` are echoed.
+    """
+    from .system import get_system
+
+    system = get_system(system_id)
+    lethal = variants.get("lethal_at", "dying")
+    out: dict[str, Any] = {"after_out": variants.get("after_out", "stop"), "lethal_at": lethal,
+                           "levels": {lv: system.levels.get(lv) for lv in LEVELS}}
+    reasons: dict[str, str] = {}
+    for side in "ab":
+        for level in LEVELS + ("killed",):
+            name = f"p_{side}_{level}"
+            source = f"p_{side}_{lethal if level == 'killed' else level}"
+            why = system.level_missing(lethal if level == "killed" else level)
+            if why:
+                out[name] = None
+                reasons[name] = why
+            else:
+                out[name] = p[source]
+    out["null_reasons"] = reasons
+    return out
+
+
+def rounds_fields(s: Solution) -> dict[str, Any]:
+    """Rounds to the first out, said plainly when a fight may never end (RULES.md section 5; strict JSON).
+
+    ``mean_rounds`` and ``median_rounds`` are over the fights that end
+    (``rounds_conditional`` says so when some never do); a quantile beyond the
+    computed part of the distribution is ``None`` with the round it is known
+    to exceed (``median_rounds_above``).
+    """
+    out: dict[str, Any] = {"rounds": {str(k): v for k, v in s.rounds.items()},
+                           "mean_rounds": s.mean_rounds, "median_rounds": s.median_rounds,
+                           "rounds_tail": s.rounds_tail, "never_ends": s.p_ends <= 0,
+                           "rounds_conditional": 0 < s.p_stalemate}
+    if s.median_rounds is None and s.p_ends > 0:
+        out["median_rounds_above"] = s.rounds_cut
+    out["rounds_note"] = never_ends_note(s.p_stalemate)
+    return out
+
+
+def never_ends_note(p_stalemate: float) -> str:
+    """A fight that may never end, in words.
+
+    >>> never_ends_note(1.0), never_ends_note(0.02), never_ends_note(0.0)
+    ('this fight never ends', '1 fight in 50 never ends; rounds are over the fights that end', '')
+    """
+    if p_stalemate >= 1 - 1e-12:
+        return "this fight never ends"
+    if p_stalemate > 0:
+        return f"1 fight in {1 / p_stalemate:,.0f} never ends; rounds are over the fights that end"
+    return ""
 
 
 def parse_rolls(text: Mapping[str, str], allowed: Sequence[str]) -> dict[str, int]:

@@ -20,6 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Mapping
 
+from .files import read_user_file
 from .params import DicelabError, parse_pairs
 from .system import System
 
@@ -67,12 +68,10 @@ def load_fighter(system: System, spec: str) -> Any:
         return build_fighter(system, parse_pairs(spec, "fighter"), "inline fighter")
     path = Path(spec)
     if path.suffix.lower() in (".toml", ".json"):
-        if not path.is_file():
-            raise DicelabError(f"fighter file = {spec!r} does not exist")
+        text = read_user_file(path, "fighter file")
         try:
-            text = path.read_text(encoding="utf-8")
             data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as err:
+        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
             raise DicelabError(f"fighter file {spec!r}: not valid {path.suffix[1:].upper()}: {err}") from None
         if not isinstance(data, dict):
             raise DicelabError(f"fighter file {spec!r}: expected a table of parameters")

@@ -1,4 +1,5 @@
-r"""Writing files so that a reader never sees a half-written one (no heavy imports here).
+r"""Reading the files a user names and writing outputs so that a reader never sees a half-written one
+(no heavy imports here).
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "out" / "table.csv"
@@ -9,8 +10,55 @@ r"""Writing files so that a reader never sees a half-written one (no heavy impor
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+from .params import DicelabError
+
+MAX_INPUT_BYTES = 1 << 20
+"""The largest fighter, config or rules file read (1 MiB): these are hand-written tables."""
+
+
+def read_user_file(path: str | os.PathLike[str], what: str, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """The UTF-8 text of a file the user named, or a one-line :class:`DicelabError` naming the path and the problem
+    (missing, a directory, a FIFO or device, unreadable, empty, too large, not UTF-8).
+
+    >>> read_user_file("/nonexistent/x.toml", "fighter file")
+    Traceback (most recent call last):
+    ...
+    analysis.params.DicelabError: fighter file '/nonexistent/x.toml': no such file
+    """
+    shown = f"{what} {str(path)!r}"
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise DicelabError(f"{shown}: no such file") from None
+    except NotADirectoryError:
+        raise DicelabError(f"{shown}: a part of the path is not a directory") from None
+    except PermissionError:
+        raise DicelabError(f"{shown}: permission denied") from None
+    except OSError as err:
+        raise DicelabError(f"{shown}: cannot be read ({err.strerror or err})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise DicelabError(f"{shown}: is a directory, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise DicelabError(f"{shown}: is not a regular file (a FIFO, socket or device)")
+    if info.st_size == 0:
+        raise DicelabError(f"{shown}: is empty")
+    if info.st_size > max_bytes:
+        raise DicelabError(f"{shown}: is {info.st_size:,} bytes; allowed: at most {max_bytes:,}")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except PermissionError:
+        raise DicelabError(f"{shown}: permission denied") from None
+    except OSError as err:
+        raise DicelabError(f"{shown}: cannot be read ({err.strerror or err})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DicelabError(f"{shown}: not UTF-8 text (byte {err.start})") from None
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> Path:

@@ -31,9 +31,9 @@ def with_gap(system: System, fighter: Any, gap: int) -> Any:
 
 
 def fight_outcomes(solution: Any) -> dict[str, float]:
-    """P(someone dies) and P(the loser is only incapacitated) from a duel's final states."""
-    death = sum(p for pair, p in solution.final.items() if "dead" in pair)
-    incap = sum(p for pair, p in solution.final.items() if "dead" not in pair)
+    """P(someone is dying or dead) and P(the loser is only out) from a duel's final states."""
+    death = sum(p for pair, p in solution.final.items() if {"dying", "dead"} & set(pair))
+    incap = sum(p for pair, p in solution.final.items() if not {"dying", "dead"} & set(pair))
     return {"p_death": death, "p_incap": incap}
 
 

@@ -206,9 +206,20 @@ class Faces(Spec):
         return list(value)
 
 
-def param(default: Any, spec: Spec, help: str) -> Any:
-    """A dataclass field carrying its :class:`Spec` and a one-line help text."""
-    return field(default=default, metadata={"spec": spec, "help": help})
+KINDS = ("variant", "constant", "option", "param", "policy")
+"""What a field is: a rule *variant* (a reading of the text), a rule *constant* (a number of the book a house
+rule may change), a duel *option* (how the lab plays the duel: ``after_out``, ``lethal_at``...), a fighter
+*param*, or a fighter's tactical *policy*.  Rulesets list variants, then constants, then options."""
+
+
+def param(default: Any, spec: Spec, help: str, kind: str = "") -> Any:
+    """A dataclass field carrying its :class:`Spec`, a one-line help text and its kind (:data:`KINDS`).
+
+    Without ``kind``, a field of a ruleset is a variant and a field of a fighter a param.
+    """
+    if kind and kind not in KINDS:
+        raise ValueError(f"kind {kind!r} is not one of {KINDS}")
+    return field(default=default, metadata={"spec": spec, "help": help, "kind": kind})
 
 
 @dataclass(frozen=True)
@@ -219,6 +230,7 @@ class ParamInfo:
     default: Any
     allowed: str
     help: str
+    kind: str = "variant"
 
 
 class Validated:
@@ -229,6 +241,7 @@ class Validated:
     """
 
     where: ClassVar[str] = ""
+    default_kind: ClassVar[str] = "variant"
 
     def __post_init__(self) -> None:
         try:
@@ -246,19 +259,31 @@ class Validated:
         """Cross-field validation; subclasses raise :class:`ParamError`."""
 
     @classmethod
-    def specs(cls) -> dict[str, Spec]:
-        """Parameter name -> spec, in declaration order."""
-        return {f.name: f.metadata["spec"] for f in dataclasses.fields(cls) if "spec" in f.metadata}  # type: ignore[arg-type]
+    def _fields(cls) -> list[dataclasses.Field]:
+        """The parameter fields: variants, then constants, then options (declaration order within a kind)."""
+        fs = [f for f in dataclasses.fields(cls) if "spec" in f.metadata]  # type: ignore[arg-type]
+        return sorted(fs, key=lambda f: KINDS.index(cls.kind_of(f)))
+
+    @classmethod
+    def kind_of(cls, f: dataclasses.Field) -> str:
+        """A field's kind (:data:`KINDS`)."""
+        return f.metadata.get("kind") or cls.default_kind
+
+    @classmethod
+    def specs(cls, kind: str | None = None) -> dict[str, Spec]:
+        """Parameter name -> spec (of one ``kind`` only, if given)."""
+        return {f.name: f.metadata["spec"] for f in cls._fields() if kind is None or cls.kind_of(f) == kind}
 
     @classmethod
     def describe(cls) -> list[ParamInfo]:
-        """Every parameter with its default, what is allowed and its help."""
-        out = []
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-            if "spec" in f.metadata:
-                spec = f.metadata["spec"]
-                out.append(ParamInfo(f.name, spec.to_json(f.default), spec.allowed, f.metadata["help"]))
-        return out
+        """Every parameter with its default, what is allowed, its help and its kind."""
+        return [ParamInfo(f.name, f.metadata["spec"].to_json(f.default), f.metadata["spec"].allowed,
+                          f.metadata["help"], cls.kind_of(f)) for f in cls._fields()]
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """Every parameter's default, JSON-ready."""
+        return {i.name: i.default for i in cls.describe()}
 
     @classmethod
     def from_text(cls, values: Mapping[str, str], base: "Validated | None" = None):
@@ -285,6 +310,16 @@ class Validated:
     def to_dict(self) -> dict[str, Any]:
         """Every parameter and its value, JSON-ready."""
         return {name: spec.to_json(getattr(self, name)) for name, spec in self.specs().items()}
+
+    def house_rules(self) -> dict[str, Any]:
+        """The rule constants that differ from the book, JSON-ready (empty for the book's rules)."""
+        return changed_constants(type(self), self.to_dict())
+
+
+def changed_constants(cls: type[Validated], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The constants of ``cls`` whose value in ``values`` (JSON-ready) differs from the book's."""
+    book = cls.defaults()
+    return {name: values[name] for name in cls.specs("constant") if name in values and values[name] != book[name]}
 
 
 def parse_pairs(text: str, what: str = "value") -> dict[str, str]:
@@ -318,6 +353,8 @@ def _split_pairs(text: str) -> list[str]:
 @dataclass(frozen=True)
 class FighterBase(Validated):
     """Base of every system's fighter: a name and a note beside the parameters."""
+
+    default_kind: ClassVar[str] = "param"
 
     name: str = field(default="fighter", compare=False)
     note: str = field(default="", compare=False)

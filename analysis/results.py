@@ -15,6 +15,32 @@ from numpy.typing import NDArray
 from .dist import Dist
 
 
+def house_rules_echo(system_id: str, variants: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule constants of a result's ruleset that differ from the book (``house_rules`` in every output)."""
+    from .system import house_rules_of
+
+    return house_rules_of(system_id, variants)
+
+
+def strict(obj: Any) -> Any:
+    """Strict JSON: numpy values as Python ones, and every NaN or infinity as ``None`` (the caller says why).
+
+    >>> strict({"x": float("nan"), "y": [np.float64(1.5), np.inf]})
+    {'x': None, 'y': [1.5, None]}
+    """
+    if isinstance(obj, np.ndarray):
+        obj = obj.tolist()
+    elif isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float):
+        return obj if np.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: strict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict(v) for v in obj]
+    return obj
+
+
 def dist_to_json(dist: Dist) -> dict[str, float]:
     """A distribution as ``{"value": probability}`` with string keys (JSON objects)."""
     return {str(k): v for k, v in dist.to_dict().items()}
@@ -49,6 +75,7 @@ class CheckResult:
         out: dict[str, Any] = {
             "system": self.system,
             "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
             "params": dict(self.params),
             "p_success": self.p_success,
             "outcome": self.outcome,
@@ -87,6 +114,7 @@ class OpposedResult:
         return {
             "system": self.system,
             "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
             "a": dict(self.a),
             "b": dict(self.b),
             "p_a_wins": self.p_a_wins,

@@ -52,6 +52,17 @@ class System:
     duel: Callable[[Any, Any, Any], Any] | None = None
     roll_names: tuple[str, ...] = ()
     combat_skills: tuple[str, ...] = ()
+    levels: Mapping[str, str | None] = field(default_factory=dict)
+    """What "out", "dying" and "dead" mean in the seed's words; ``None``: the system has no such level."""
+    round_seconds: float | None = None
+    """How long one round lasts in the seed (``None``: the seed does not say)."""
+
+    def level_missing(self, level: str) -> str | None:
+        """Why a duel reports ``null`` for ``level``, or ``None`` when the system has it."""
+        if self.levels.get(level) is not None:
+            return None
+        deepest = [name for name, text in self.levels.items() if text is not None][-1]
+        return f"{self.title} has no {level} level (RULES.md section 5): its deepest is {deepest}"
 
     def rules(self, **variants: Any) -> Any:
         """A ruleset with the RULES.md defaults except ``variants``."""
@@ -71,6 +82,17 @@ def get_system(system_id: str) -> System:
     if system_id not in SYSTEM_IDS:
         raise DicelabError(f"system = {system_id!r} is not allowed; allowed: one of {', '.join(SYSTEM_IDS)}")
     return importlib.import_module(f"analysis.systems.{system_id}").SYSTEM
+
+
+def house_rules_of(system_id: str, variants: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule constants in a result's ``variants`` echo that differ from the book.
+
+    >>> house_rules_of("tristat", get_system("tristat").rules().to_dict())
+    {}
+    """
+    from .params import changed_constants
+
+    return changed_constants(get_system(system_id).Rules, variants)
 
 
 def all_systems() -> list[System]:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .params import DicelabError
+from .results import strict
 from .system import System
 
 FORMATS = ("md", "csv", "json")
@@ -49,7 +50,7 @@ def render(df: pd.DataFrame, fmt: str, *, title: str = "", pivot: tuple[str, str
     if fmt == "csv":
         return df.to_csv(index=False)
     if fmt == "json":
-        return json.dumps(df.to_dict(orient="records"), ensure_ascii=False, indent=2, default=to_jsonable) + "\n"
+        return dumps(df.to_dict(orient="records"))
     shown = df
     if "residual" in df.columns:
         bound = df["residual"].max()
@@ -98,5 +99,9 @@ def to_jsonable(value: Any) -> Any:
 
 
 def dumps(obj: Any) -> str:
-    """JSON text of a result, with numpy values converted."""
-    return json.dumps(obj, ensure_ascii=False, indent=2, default=to_jsonable) + "\n"
+    """Strict JSON text of a result: numpy values converted, never NaN or Infinity.
+
+    >>> json.loads(dumps({"p": float("nan")}))
+    {'p': None}
+    """
+    return json.dumps(strict(obj), ensure_ascii=False, indent=2, allow_nan=False, default=to_jsonable) + "\n"

@@ -84,8 +84,9 @@ plots.damage(tables["damage"]);
 # **Reading.**  The systems differ most in how often a fight kills.  Tri-Stat's matched fighters
 # practically never die in a duel: death needs health driven to −max, and the fight stops as
 # soon as someone drops below 0.  ТУН kills rarely (under 1% in a fair fight, about 9% at a
-# four-point gap: trauma must pass twice the volume in one blow).  2K kills about one fight in
-# seven whatever the gap (an exploding hit can jump from a light wound to the tenth Wound).
+# four-point gap: trauma must pass twice the volume in one blow).  In 2K a knife fight always ends
+# with the loser dying: with a wound weapon the only way out is past the 6th Wound, and Wounds 7-9
+# are the body's reserve (RULES.md section 5 counts them as dying).
 # К.У.Р.С. is the deadliest and the most sensitive to skill: a fair fight kills about one time in
 # six, a four-point gap more than half the time, because a big margin of success turns straight
 # into damage and overflows the box track to "dying".
@@ -94,5 +95,5 @@ plots.damage(tables["damage"]);
 death = gap.pivot(index="gap", columns="system", values="p_death")
 assert death["tristat"].max() < 1e-6
 assert death["kurs"].iloc[-1] > 0.5 > death["kurs"].iloc[0]
-assert death["tun"].iloc[0] < 0.02 and 0.1 < death["onesix"].iloc[0] < 0.2
+assert death["tun"].iloc[0] < 0.02 and death["onesix"].min() > 0.99
 death.round(3)

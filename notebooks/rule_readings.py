@@ -40,9 +40,10 @@ plots.variant_effects(effects);
 #   `acv_in_max` and the damage rounding barely move a duel.  `initiative_once` changes nothing at
 #   all in a duel — provably: both fighters attack every round whatever the order, and only the
 #   last round's order matters, which is equally likely either way.
-# * **2K:** measuring the damage excess over the defender's RT instead of 15 raises deaths by
-#   about 20 points; cutting the explosion (`explode_depth=0`) changes checks by up to 17 points
-#   and makes fights longer and less deadly.  Counting an extra die's 1 barely matters.
+# * **2K:** with knives every fight already ends with the loser dying (Wounds 7-9), so measuring
+#   the damage excess over the defender's RT instead of 15 moves deaths by only about a point;
+#   cutting the explosion (`explode_depth=0`) changes checks by up to 17 points.  Counting an
+#   extra die's 1 barely matters.
 # * **ТУН:** "less than the limit" against "at most the limit" (the text against its own table)
 #   moves every check by up to a sixth — a whole 3d6 step — but barely moves a duel between equal
 #   fighters, since both gain.  Optional criticals add a few points of deaths.  The last-word
@@ -65,7 +66,7 @@ def effect(system: str, variant: str) -> pd.Series:
 
 
 assert effect("tristat", "initiative_once=true")["effect"] < 1e-9
-assert effect("onesix", "excess_over=defense")["d_p_death"] > 0.1
+assert abs(effect("onesix", "excess_over=defense")["d_p_death"]) < 0.03
 assert effect("tun", "success_rule=le")["check_max_dp"] > 0.16
 assert abs(effect("tun", "success_rule=le")["d_p_a_wins"]) < 0.01
 assert effect("kurs", "luck_tokens=1")["check_max_dp"] > 0.4

@@ -36,7 +36,7 @@ PENALTY_MODES = ("sum", "worst", "local")
 # Per-fighter state: marked fatigue, light, medium, heavy boxes, luck tokens left, wound penalty, status.
 S_FATIGUE, S_LIGHT, S_MEDIUM, S_HEAVY, S_TOKENS, S_PENALTY, S_STATUS = range(7)
 STATE_SIZE = 7
-UP, OUT, DEAD = 0, 1, 2
+UP, OUT, DYING = 0, 1, 2
 MISS, GRAZE, HIT = 0, 1, 2  # kinds of attack, in the order of X_MISS, X_GRAZE, X_HIT
 FATIGUE_BOXES, LIGHT_BOXES = 4, 2
 # Single-attack count layout: misses, grazes, hits, luck spent by the attacker and the defender, sum and sum of
@@ -141,7 +141,7 @@ def _mark(s: np.ndarray, j: int, damage: int, r: np.ndarray) -> None:
     elif box == 3:
         heavy += 1
     else:
-        s[j, S_STATUS] = OUT if box == 4 else DEAD
+        s[j, S_STATUS] = OUT if box == 4 else DYING
     s[j, S_FATIGUE], s[j, S_LIGHT], s[j, S_MEDIUM], s[j, S_HEAVY] = f, light, medium, heavy
     s[j, S_PENALTY] = _penalty(light, medium, heavy, r[R_PENALTY])
 
@@ -222,7 +222,7 @@ def _duel(fs: np.ndarray, r: np.ndarray, table: np.ndarray, n: int, rng: np.rand
                 _attack(fs, s, 1 - i, r, table, rng)
             if s[0, S_STATUS] != UP or s[1, S_STATUS] != UP:
                 break
-        _tally(out, rounds, s[0, S_STATUS] != UP, s[1, S_STATUS] != UP, s[0, S_STATUS] == DEAD, s[1, S_STATUS] == DEAD)
+        _tally(out, rounds, s[0, S_STATUS], s[1, S_STATUS], -1)
     return out
 
 

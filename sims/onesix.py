@@ -58,7 +58,8 @@ from numba import njit
 from analysis.params import Bool, Validated, param
 from analysis.systems import onesix as rules_mod
 
-from .results import (CHECK_SIZE, DUEL_SIZE, EXTRA, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally)
+from .results import (CHECK_SIZE, DEAD, DUEL_SIZE, DYING, EXTRA, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
+                      _tally)
 
 THRESHOLD, FUMBLE_BELOW = rules_mod.THRESHOLD, rules_mod.FUMBLE_BELOW
 TRACK_MAX, SHOCK_CAP, DEATH = rules_mod.TRACK_MAX, rules_mod.SHOCK_CAP, rules_mod.DEATH
@@ -160,6 +161,16 @@ def _penalty(st: tuple) -> int:
 @njit(cache=True, nogil=True)
 def _is_out(st: tuple) -> bool:
     return st[S_WOUNDS] > TRACK_MAX or st[S_SHOCK] > TRACK_MAX
+
+
+@njit(cache=True, nogil=True)
+def _level(st: tuple) -> int:
+    """UP, OUT, DYING (Wounds 7-9) or DEAD (10 Wounds)."""
+    if st[S_WOUNDS] >= DEATH:
+        return DEAD
+    if st[S_WOUNDS] > TRACK_MAX:
+        return DYING
+    return OUT if st[S_SHOCK] > TRACK_MAX else UP
 
 
 @njit(cache=True, nogil=True)
@@ -340,7 +351,7 @@ def _duel(fs: np.ndarray, rules: np.ndarray, options: np.ndarray, n: int, rng: n
                 s0, s1 = _fixed_round(f0, s0, f1, s1, r, o, rng)
             if _is_out(s0) or _is_out(s1):
                 break
-        _tally(out, rounds, _is_out(s0), _is_out(s1), s0[S_WOUNDS] >= DEATH, s1[S_WOUNDS] >= DEATH)
+        _tally(out, rounds, _level(s0), _level(s1), -1)
     return out
 
 

@@ -16,11 +16,14 @@ from numba import njit
 
 Z95 = 1.959963984540054
 
-# Duel count layout.
-A_WINS, B_WINS, BOTH_OUT, UNFINISHED, A_DEAD, B_DEAD = range(6)
-ROUNDS = 6
+# Duel count layout: who went out, the fighters' final levels (dying counts dying or dead), the finishing
+# phase (fights with one side out; sum and sum of squares of its attacks), then the rounds histogram.
+A_WINS, B_WINS, BOTH_OUT, UNFINISHED, A_DYING, B_DYING, A_DEAD, B_DEAD, FINISHES, FINISH_SUM, FINISH_SQUARES = range(11)
+ROUNDS = 11
 MAX_ROUNDS = 2000
 DUEL_SIZE = ROUNDS + MAX_ROUNDS + 1
+UP, OUT, DYING, DEAD = 0, 1, 2, 3
+"""Levels as the kernels report them (the exact engine's statuses, :mod:`analysis.markov`)."""
 
 # Check count layout: successes, criticals, fumbles, one system extra, then the outcome histogram.
 SUCCESS, CRITICAL, FUMBLE, EXTRA = range(4)
@@ -30,20 +33,28 @@ CHECK_SIZE = HIST + 2 * HIST_OFFSET
 
 
 @njit(cache=True, nogil=True)
-def _tally(out: np.ndarray, rounds: int, a_out: bool, b_out: bool, a_dead: bool, b_dead: bool) -> None:
-    """Record one duel in a duel count array (``rounds > MAX_ROUNDS``: it never finished)."""
+def _tally(out: np.ndarray, rounds: int, level_a: int, level_b: int, finish: int) -> None:
+    """Record one duel: ``rounds`` to the first out (``> MAX_ROUNDS``: it never ended), the fighters' final
+    levels (``UP``..``DEAD``; a level of the first out decides the winner), and ``finish``, the attacks on a
+    helpless fighter after it (-1: no finishing phase)."""
     if rounds > MAX_ROUNDS:
         out[UNFINISHED] += 1
         return
     out[ROUNDS + rounds] += 1
-    if a_out and b_out:
+    if level_a > UP and level_b > UP:
         out[BOTH_OUT] += 1
-    elif b_out:
+    elif level_b > UP:
         out[A_WINS] += 1
     else:
         out[B_WINS] += 1
-    out[A_DEAD] += a_dead
-    out[B_DEAD] += b_dead
+    out[A_DYING] += level_a >= DYING
+    out[B_DYING] += level_b >= DYING
+    out[A_DEAD] += level_a == DEAD
+    out[B_DEAD] += level_b == DEAD
+    if finish >= 0:
+        out[FINISHES] += 1
+        out[FINISH_SUM] += finish
+        out[FINISH_SQUARES] += finish * finish
 
 
 @dataclass(frozen=True)
@@ -74,22 +85,41 @@ def proportion(k: int, n: int) -> Estimate:
     return Estimate(p, math.sqrt(p * (1 - p) / n), (max(0.0, centre - half), min(1.0, centre + half)), n)
 
 
-def mean_of_histogram(values: np.ndarray, counts: np.ndarray) -> Estimate:
-    """The mean of a histogram with its SE and a normal 95% interval.
+def mean_of_histogram(values: np.ndarray, counts: np.ndarray) -> Estimate | None:
+    """The mean of a histogram with its SE and a normal 95% interval (``None`` for an empty one).
 
     >>> mean_of_histogram(np.array([1, 3]), np.array([1, 1])).value
     2.0
     """
     n = int(counts.sum())
     if n == 0:
-        return Estimate(float("nan"), float("nan"), (float("nan"), float("nan")), 0)
+        return None
     mean = float(np.dot(values, counts) / n)
     var = float(np.dot((values - mean) ** 2, counts) / max(n - 1, 1))
+    return _mean_estimate(mean, var, n)
+
+
+def mean_of_sums(total: int, squares: int, n: int) -> Estimate | None:
+    """The mean of ``n`` values from their sum and sum of squares (``None`` when n is 0).
+
+    >>> mean_of_sums(4, 10, 2).value
+    2.0
+    """
+    if n == 0:
+        return None
+    mean = total / n
+    var = max(squares - n * mean * mean, 0.0) / max(n - 1, 1)
+    return _mean_estimate(mean, var, n)
+
+
+def _mean_estimate(mean: float, var: float, n: int) -> Estimate:
     se = math.sqrt(var / n)
     return Estimate(mean, se, (mean - Z95 * se, mean + Z95 * se), n)
 
 
-def _fields(name: str, e: Estimate) -> dict[str, Any]:
+def _fields(name: str, e: Estimate | None) -> dict[str, Any]:
+    if e is None:
+        return {name: None, f"se_{name}": None, f"ci_{name}": None}
     return {name: e.value, f"se_{name}": e.se, f"ci_{name}": list(e.ci)}
 
 
@@ -127,6 +157,22 @@ class SimDuelResult:
         return self.estimate(UNFINISHED)
 
     @property
+    def p_a_out(self) -> Estimate:
+        return proportion(int(self.counts[B_WINS] + self.counts[BOTH_OUT]), self.n)
+
+    @property
+    def p_b_out(self) -> Estimate:
+        return proportion(int(self.counts[A_WINS] + self.counts[BOTH_OUT]), self.n)
+
+    @property
+    def p_a_dying(self) -> Estimate:
+        return self.estimate(A_DYING)
+
+    @property
+    def p_b_dying(self) -> Estimate:
+        return self.estimate(B_DYING)
+
+    @property
     def p_a_dead(self) -> Estimate:
         return self.estimate(A_DEAD)
 
@@ -135,40 +181,78 @@ class SimDuelResult:
         return self.estimate(B_DEAD)
 
     @property
+    def mean_finish_attacks(self) -> Estimate | None:
+        """Mean attacks on a helpless fighter, over the fights with a finishing phase (``None``: none)."""
+        c = self.counts
+        return mean_of_sums(int(c[FINISH_SUM]), int(c[FINISH_SQUARES]), int(c[FINISHES]))
+
+    @property
     def rounds_histogram(self) -> np.ndarray:
         return self.counts[ROUNDS:]
 
     @property
-    def mean_rounds(self) -> Estimate:
-        """Mean rounds over the fights that ended within the round cap."""
+    def mean_rounds(self) -> Estimate | None:
+        """Mean rounds over the fights that ended within the round cap (``None``: none did)."""
         hist = self.rounds_histogram
         return mean_of_histogram(np.arange(hist.size), hist)
 
     @property
-    def median_rounds(self) -> int:
+    def median_rounds(self) -> int | None:
+        """The median of the rounds of the fights that ended (``None``: none did)."""
         hist = self.rounds_histogram
         cum = np.cumsum(hist)
-        return int(np.searchsorted(cum, cum[-1] / 2))
+        return int(np.searchsorted(cum, cum[-1] / 2)) if cum[-1] else None
+
+    def killed(self, lethal_at: str) -> tuple[Estimate, Estimate]:
+        """(P(A ends at ``lethal_at``), P(B ends there))."""
+        if lethal_at == "dead":
+            return self.p_a_dead, self.p_b_dead
+        return self.p_a_dying, self.p_b_dying
 
     def to_dict(self) -> dict[str, Any]:
+        from analysis.combat import LEVELS, level_fields, never_ends_note
+        from analysis.results import house_rules_echo, strict
+
         hist = self.rounds_histogram
         out: dict[str, Any] = {"system": self.system, "model": self.model, "method": "monte_carlo",
-                               "variants": dict(self.variants), "options": dict(self.options),
-                               "a": dict(self.a), "b": dict(self.b), "n": self.n, "seed": self.seed}
-        for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dead", "p_b_dead", "p_unfinished"):
+                               "variants": dict(self.variants),
+                               "house_rules": house_rules_echo(self.system, self.variants),
+                               "options": dict(self.options), "a": dict(self.a), "b": dict(self.b), "n": self.n,
+                               "seed": self.seed}
+        for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_unfinished"):
             out.update(_fields(name, getattr(self, name)))
+        estimates = {f"p_{x}_{lv}": getattr(self, f"p_{x}_{lv}") for x in "ab" for lv in LEVELS}
+        levels = level_fields(self.system, self.variants, estimates)
+        for name, value in levels.items():
+            if isinstance(value, Estimate) or (value is None and name.startswith("p_")):
+                out.update(_fields(name, value))
+            else:
+                out[name] = value
+        if self.variants.get("after_out") == "finish":
+            out.update(_fields("mean_finish_attacks", self.mean_finish_attacks))
+        else:
+            out["mean_finish_attacks"] = None
         out["rounds"] = {str(r): int(c) / self.n for r, c in enumerate(hist) if c}
         out.update(_fields("mean_rounds", self.mean_rounds))
         out["median_rounds"] = self.median_rounds
+        out["never_ends"] = int(hist.sum()) == 0
+        out["rounds_conditional"] = int(self.counts[UNFINISHED]) > 0
+        out["rounds_note"] = never_ends_note(int(self.counts[UNFINISHED]) / self.n)
         out["max_rounds"] = MAX_ROUNDS
-        return out
+        return strict(out)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per outcome: estimate, SE and interval."""
+        """One row per outcome: estimate, SE and interval (levels the system lacks are left out)."""
+        data = self.to_dict()
         rows = []
-        for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dead", "p_b_dead", "p_unfinished", "mean_rounds"):
-            e = getattr(self, name)
-            rows.append({"quantity": name, "estimate": e.value, "se": e.se, "ci_low": e.ci[0], "ci_high": e.ci[1], "n": e.n})
+        for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying",
+                     "p_a_dead", "p_b_dead", "p_a_killed", "p_b_killed", "p_unfinished", "mean_finish_attacks",
+                     "mean_rounds"):
+            if data.get(name) is None:
+                continue
+            lo, hi = data[f"ci_{name}"]
+            rows.append({"quantity": name, "estimate": data[name], "se": data[f"se_{name}"], "ci_low": lo,
+                         "ci_high": hi, "n": self.n})
         return pd.DataFrame(rows)
 
 
@@ -198,7 +282,10 @@ class SimCheckResult:
         return {int(v) - HIST_OFFSET: int(c) / self.n for v, c in enumerate(hist) if c}
 
     def to_dict(self) -> dict[str, Any]:
+        from analysis.results import house_rules_echo, strict
+
         out: dict[str, Any] = {"system": self.system, "method": "monte_carlo", "variants": dict(self.variants),
+                               "house_rules": house_rules_echo(self.system, self.variants),
                                "params": dict(self.params), "n": self.n, "seed": self.seed, "outcome": self.outcome}
         out.update(_fields("p_success", self.p_success))
         for name, index in zip(self.extras, (CRITICAL, FUMBLE, EXTRA)):
@@ -208,4 +295,4 @@ class SimCheckResult:
         values = np.arange(hist.size) - HIST_OFFSET
         out.update(_fields("mean", mean_of_histogram(values, hist)))
         out["distribution"] = {str(k): v for k, v in self.distribution.items()}
-        return out
+        return strict(out)

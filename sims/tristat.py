@@ -18,7 +18,8 @@ from analysis.params import Validated
 from analysis.systems import tristat as rules_mod
 
 from .dice import _sample, outcome_table
-from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally)
+from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, DYING, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
+                      _tally)
 
 # Packed duel: rules flags, then per fighter (A then B) its attack target (acv + skill), defense target
 # (dcv + skill + block), health, Body, shock value and its critical damage.
@@ -114,8 +115,9 @@ def _duel(p: np.ndarray, table: np.ndarray, two: np.ndarray, first: np.ndarray, 
                         down[dfn] = True
             if down[0] or down[1]:
                 break
-        _tally(out, rounds if down[0] or down[1] else MAX_ROUNDS + 1, down[0], down[1],
-               taken[0] >= 2 * f[0, F_HEALTH], taken[1] >= 2 * f[1, F_HEALTH])
+        _tally(out, rounds if down[0] or down[1] else MAX_ROUNDS + 1,
+               (DYING if taken[0] >= 2 * f[0, F_HEALTH] else OUT) if down[0] else UP,
+               (DYING if taken[1] >= 2 * f[1, F_HEALTH] else OUT) if down[1] else UP, -1)
     return out
 
 

@@ -24,7 +24,8 @@ from analysis.params import Validated
 from analysis.systems import tun as rules_mod
 
 from .dice import _sample, outcome_table
-from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally)
+from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, DYING, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
+                      _tally)
 
 # Packed attacker (against one defender): attack limit, weapon n and b, own Body volume and Body,
 # the minimum and maximum of its dice and their critical bonus.
@@ -113,6 +114,12 @@ def _round(hf: np.ndarray, vol_f: int, hs: np.ndarray, vol_s: int, last_word: bo
 
 
 @njit(cache=True, nogil=True)
+def _level(trauma: int, volume: int) -> int:
+    """UP, OUT (trauma >= volume) or DYING (trauma > 2 x volume)."""
+    return DYING if trauma > 2 * volume else OUT if trauma >= volume else UP
+
+
+@njit(cache=True, nogil=True)
 def _duel(a: np.ndarray, b: np.ndarray, ta: np.ndarray, tb: np.ndarray, r: np.ndarray, n: int,
           rng: np.random.Generator) -> np.ndarray:
     """n duels; counts laid out as in :mod:`sims.results`.  A d6 roll-off re-rolled on ties is a fair coin."""
@@ -135,7 +142,7 @@ def _duel(a: np.ndarray, b: np.ndarray, ta: np.ndarray, tb: np.ndarray, r: np.nd
                 trauma_b, trauma_a = _round(hb, vol_b, ha, vol_a, last_word, dying, trauma_b, trauma_a, rng)
             if trauma_a >= vol_a or trauma_b >= vol_b:
                 break
-        _tally(out, rounds, trauma_a >= vol_a, trauma_b >= vol_b, trauma_a > 2 * vol_a, trauma_b > 2 * vol_b)
+        _tally(out, rounds, _level(trauma_a, vol_a), _level(trauma_b, vol_b), -1)
     return out
 
 

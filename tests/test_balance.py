@@ -224,7 +224,7 @@ def test_variants_lists_every_variant(system):
     rep = variants(system)
     labels = [e.label for e in rep.effects]
     assert len(labels) == len(set(labels)) == len(list(rule_alternatives(system, base)))
-    for name, spec in system.Rules.specs().items():
+    for name, spec in system.Rules.specs("variant").items():
         values = [e.value for e in rep.effects if e.name == name]
         assert values, f"{name} missing"
         if isinstance(spec, Bool):
@@ -255,7 +255,7 @@ def test_variant_duel_effects_are_duels():
     for e in rep.effects:
         sol = tri.duel(tri.rules(**{e.name: e.value}), a, b).solution
         assert e.duel_delta["p_a_wins"] == pytest.approx(sol.p_a_wins - base.p_a_wins, abs=1e-12)
-        assert e.duel_delta["p_death"] == pytest.approx(sol.p_a_dead + sol.p_b_dead - base.p_a_dead - base.p_b_dead, abs=1e-12)
+        assert e.duel_delta["p_death"] == pytest.approx(sol.p_a_dying + sol.p_b_dying - base.p_a_dying - base.p_b_dying, abs=1e-12)
         assert e.duel_delta["mean_rounds"] == pytest.approx(sol.mean_rounds - base.mean_rounds, abs=1e-9)
 
 
@@ -289,7 +289,7 @@ def test_design_best_setting_reproduces_with_the_duel(system_id):
     for x in range(lo, lo + 3):
         for y in range(lo, lo + 2):
             sol = system.duel(system.rules(), a.replace(**{param: x}), b.replace(**{param: y})).solution
-            distances.append(figure_distance([(sol.p_a_dead + sol.p_b_dead, 0.1), (sol.p_a_wins, 0.5)], (sol.mean_rounds, 4.0)))
+            distances.append(figure_distance([(sol.p_a_dying + sol.p_b_dying, 0.1), (sol.p_a_wins, 0.5)], (sol.mean_rounds, 4.0)))
     assert res.best[0].distance == pytest.approx(min(distances), abs=1e-12)
     best = res.best[0]
     fa = system.Fighter(**{k: v for k, v in best.a.items() if k not in ("name", "derived")})
@@ -297,7 +297,7 @@ def test_design_best_setting_reproduces_with_the_duel(system_id):
     assert getattr(fa, param) == best.setting[f"a.{param}"] and getattr(fb, param) == best.setting[f"b.{param}"]
     sol = system.duel(system.rules(), fa, fb).solution
     assert best.figures.p_a_wins == pytest.approx(sol.p_a_wins, abs=1e-12)
-    assert best.figures.p_death == pytest.approx(sol.p_a_dead + sol.p_b_dead, abs=1e-12)
+    assert best.figures.p_death == pytest.approx(sol.p_a_dying + sol.p_b_dying, abs=1e-12)
     assert best.figures.mean_rounds == pytest.approx(sol.mean_rounds, abs=1e-9)
 
 

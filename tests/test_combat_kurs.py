@@ -354,8 +354,8 @@ def test_small_duels_match_brute_force_recursion(rules, a_kw, b_kw):
     wa, wb, da, db, rounds = duel_brute(rules, a_kw, b_kw)
     assert res.p_a_wins == pytest.approx(wa, abs=1e-10)
     assert res.p_b_wins == pytest.approx(wb, abs=1e-10)
-    assert res.p_a_dead == pytest.approx(da, abs=1e-10)
-    assert res.p_b_dead == pytest.approx(db, abs=1e-10)
+    assert res.p_a_dying == pytest.approx(da, abs=1e-10)
+    assert res.p_b_dying == pytest.approx(db, abs=1e-10)
     assert res.mean_rounds == pytest.approx(rounds, rel=1e-9)
     assert res.p_both_out == 0  # alternating attacks: the fight stops at the first fighter out
     assert sum(res.rounds.values()) + res.rounds_tail == pytest.approx(1, abs=1e-9)
@@ -373,7 +373,7 @@ def test_archetype_duels_are_proper_and_symmetric(a_name):
         ab, ba = kurs.duel(rules, a, b).solution, kurs.duel(rules, b, a).solution
         assert ab.p_a_wins + ab.p_b_wins + ab.p_both_out + ab.p_stalemate == pytest.approx(1, abs=1e-9)
         assert ab.p_a_wins == pytest.approx(ba.p_b_wins, abs=1e-9)
-        assert ab.p_a_dead == pytest.approx(ba.p_b_dead, abs=1e-9)
+        assert ab.p_a_dying == pytest.approx(ba.p_b_dying, abs=1e-9)
         assert ab.mean_rounds == pytest.approx(ba.mean_rounds, rel=1e-9)
 
 

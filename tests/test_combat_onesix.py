@@ -83,7 +83,7 @@ def apply_hit(state, levels, cls, step, armor):
 
 def status(state):
     w, s, _ = state
-    return "dead" if w >= 10 else "out" if w > 6 or s > 6 else "up"
+    return "dead" if w >= 10 else "dying" if w > 6 else "out" if s > 6 else "up"
 
 
 def duel_brute(a, b, rules=DEFAULT_RULES):

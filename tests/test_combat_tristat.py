@@ -150,8 +150,8 @@ def test_small_duels_match_brute_force_recursion(die, a_kw, b_kw):
     assert res.p_a_wins == pytest.approx(float(wa), abs=1e-10)
     assert res.p_b_wins == pytest.approx(float(wb), abs=1e-10)
     assert res.p_both_out == pytest.approx(float(both), abs=1e-10)
-    assert res.p_a_dead == pytest.approx(float(da), abs=1e-10)
-    assert res.p_b_dead == pytest.approx(float(db), abs=1e-10)
+    assert res.p_a_dying == pytest.approx(float(da), abs=1e-10)
+    assert res.p_b_dying == pytest.approx(float(db), abs=1e-10)
     assert res.mean_rounds == pytest.approx(float(rounds), rel=1e-9)
     assert res.p_a_wins + res.p_b_wins + res.p_both_out == pytest.approx(1, abs=1e-9)
     assert sum(res.rounds.values()) + res.rounds_tail == pytest.approx(1, abs=1e-9)
@@ -205,7 +205,7 @@ def test_initiative_once_cannot_change_a_duel():
     every = tristat.duel(tristat.Rules(), a, b).solution
     once = tristat.duel(tristat.Rules(initiative_once=True), a, b).solution
     assert a.stats(tristat.Rules())[0] != b.stats(tristat.Rules())[0]
-    for key in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dead", "mean_rounds"):
+    for key in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dying", "mean_rounds"):
         assert getattr(once, key) == pytest.approx(getattr(every, key), abs=1e-12)
 
 

@@ -203,8 +203,8 @@ def test_small_duels_match_brute_force_recursion(a_kw, b_kw, variants):
     assert res.p_a_wins == pytest.approx(wa, abs=1e-10)
     assert res.p_b_wins == pytest.approx(wb, abs=1e-10)
     assert res.p_both_out == pytest.approx(both, abs=1e-10)
-    assert res.p_a_dead == pytest.approx(da, abs=1e-10)
-    assert res.p_b_dead == pytest.approx(db, abs=1e-10)
+    assert res.p_a_dying == pytest.approx(da, abs=1e-10)
+    assert res.p_b_dying == pytest.approx(db, abs=1e-10)
     assert res.mean_rounds == pytest.approx(rounds, rel=1e-9)
     assert res.p_stalemate == 0
     assert res.p_a_wins + res.p_b_wins + res.p_both_out == pytest.approx(1, abs=1e-9)
@@ -233,8 +233,8 @@ def test_the_last_word_costs_a_trauma_that_can_kill():
     b = tun.Fighter(body=4, attack_feature=-12)
     on = tun.duel(tun.Rules(), a, b).solution
     off = tun.duel(tun.Rules(last_word=False), a, b).solution
-    assert on.p_b_dead > off.p_b_dead
-    assert on.p_b_dead == pytest.approx(duel_brute(sheet(a), sheet(b))[4], abs=1e-12)
+    assert on.p_b_dying > off.p_b_dead
+    assert on.p_b_dying == pytest.approx(duel_brute(sheet(a), sheet(b))[4], abs=1e-12)
 
 
 def test_no_one_can_hurt_anyone_is_a_stalemate():

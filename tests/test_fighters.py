@@ -10,7 +10,7 @@ BAD = [
     ("tristat", "body=50", ["body", "50", "1..40"]),
     ("tristat", "bdy=5", ["bdy", "body"]),
     ("tristat", "grandmaster", ["grandmaster", "novice"]),
-    ("tristat", "missing.toml", ["missing.toml", "does not exist"]),
+    ("tristat", "missing.toml", ["missing.toml", "no such file"]),
     ("onesix", "attack_rating=99", ["attack_rating", "99", "0..40"]),
     ("onesix", "weapon_class=laser", ["weapon_class", "laser", "wound, shock, ballistic"]),
     ("onesix", "trainig=3", ["trainig", "training"]),
@@ -20,7 +20,7 @@ BAD = [
     ("tun", "dice=2d6", ["dice", "2d6", "3d6, 1d20, 1d6x3"]),
     ("tun", "defends=maybe", ["defends", "maybe", "true or false"]),
     ("tun", "grandmaster", ["grandmaster", "novice"]),
-    ("tun", "missing.toml", ["missing.toml", "does not exist"]),
+    ("tun", "missing.toml", ["missing.toml", "no such file"]),
 ]
 
 

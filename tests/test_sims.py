@@ -69,7 +69,7 @@ def test_simulated_duels_agree_with_the_exact_chain(system_id):
         label = f"{system_id} {a_name} vs {b_name}"
         assert within(sim.p_a_wins, exact.p_a_wins), (label, sim.p_a_wins, exact.p_a_wins)
         assert within(sim.p_both_out, exact.p_both_out), (label, sim.p_both_out, exact.p_both_out)
-        assert within(sim.p_a_dead, exact.p_a_dead), (label, sim.p_a_dead, exact.p_a_dead)
+        assert within(sim.p_a_dying, exact.p_a_dying), (label, sim.p_a_dying, exact.p_a_dying)
         if exact.p_stalemate == 0:
             assert within(sim.mean_rounds, exact.mean_rounds), (label, sim.mean_rounds, exact.mean_rounds)
 

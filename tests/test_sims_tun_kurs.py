@@ -162,8 +162,8 @@ def test_duels_agree_with_the_exact_chain(system_id, variant, a_spec, b_spec):
     close(sim.p_a_wins, exact.p_a_wins, label + " p_a_wins")
     close(sim.p_b_wins, exact.p_b_wins, label + " p_b_wins")
     close(sim.p_both_out, exact.p_both_out, label + " p_both_out")
-    close(sim.p_a_dead, exact.p_a_dead, label + " p_a_dead")
-    close(sim.p_b_dead, exact.p_b_dead, label + " p_b_dead")
+    close(sim.p_a_dying, exact.p_a_dying, label + " p_a_dying")
+    close(sim.p_b_dying, exact.p_b_dying, label + " p_b_dying")
     assert exact.p_stalemate == 0 and sim.p_unfinished.value == 0
     close(sim.mean_rounds, exact.mean_rounds, label + " mean_rounds")
 

@@ -97,10 +97,12 @@ def per_system(
 
 
 def add_rules_options(p: argparse.ArgumentParser, system: System) -> None:
-    """``--variant NAME=VALUE`` (repeatable) and the system's ruleset flags (tristat ``--die``)."""
+    """``--rules FILE``, ``--variant NAME=VALUE`` (repeatable) and the system's ruleset flags (tristat ``--die``)."""
     names = ", ".join(i.name for i in system.Rules.describe())
+    p.add_argument("--rules", metavar="FILE.toml", help="house rules: a TOML file with one table per system "
+                   "([onesix] success_threshold = 14); --variant overrides it")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
-                   help=f"set a rule variant (repeatable); variants: {names}")
+                   help=f"set a rule variant, constant or duel option (repeatable); fields: {names}")
     for info in system.Rules.describe():
         if info.name in system.rule_flags:
             p.add_argument(f"--{info.name.replace('_', '-')}", dest=f"rule_{info.name}", metavar="VALUE",
@@ -116,7 +118,9 @@ def add_params_options(p: argparse.ArgumentParser, cls: Any, prefix: str = "") -
 
 
 def rules_from(ns: argparse.Namespace, system: System) -> Any:
-    """The ruleset from ``--variant`` pairs and ruleset flags."""
+    """The ruleset from ``--rules FILE``, then ``--variant`` pairs and ruleset flags over it."""
+    from ..house_rules import load_rules, ruleset
+
     values: dict[str, str] = {}
     for item in ns.variant:
         values.update(parse_pairs(item, "--variant"))
@@ -124,7 +128,8 @@ def rules_from(ns: argparse.Namespace, system: System) -> Any:
         flag = getattr(ns, f"rule_{info.name}", None)
         if flag is not None:
             values[info.name] = flag
-    return system.Rules.from_text(values)
+    house = load_rules(ns.rules) if getattr(ns, "rules", None) else None
+    return ruleset(system, house, values)
 
 
 def params_from(ns: argparse.Namespace, cls: Any, prefix: str = "") -> Any:

@@ -129,7 +129,18 @@ def run_duel(ns: argparse.Namespace) -> int:
         return 0
     emit(f"{system.id} duel ({res.model}): {res.a['name']} (A) vs {res.b['name']} (B)\n  order: {res.order}\n"
          f"  rules: {pairs(res.variants)}\n")
-    for k in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dead", "p_b_dead", "p_stalemate"):
-        emit(f"  {k:<12} {data[k]:.6f}\n")
-    emit(f"  rounds: mean {data['mean_rounds']:.3f}, median {data['median_rounds']}, states {data['states']}\n")
+    for k in ("p_a_wins", "p_b_wins", "p_both_out", "p_stalemate", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying",
+              "p_a_dead", "p_b_dead", "p_a_killed", "p_b_killed"):
+        value = data[k]
+        emit(f"  {k:<12} " + (f"{value:.6f}" if value is not None else f"n/a ({data['null_reasons'][k]})") + "\n")
+    emit(f"  lethal_at {data['lethal_at']}, after_out {data['after_out']}"
+         + (f": mean attacks on the helpless one {data['mean_finish_attacks']:.3f}"
+            if data["mean_finish_attacks"] is not None else "") + "\n")
+    if data["never_ends"]:
+        emit(f"  rounds: {data['rounds_note']}; states {data['states']}\n")
+        return 0
+    median = data["median_rounds"] if data["median_rounds"] is not None else f"> {data['median_rounds_above']}"
+    emit(f"  rounds: mean {data['mean_rounds']:.3f}, median {median}, states {data['states']}\n")
+    if data["rounds_note"]:
+        emit(f"  note: {data['rounds_note']}\n")
     return 0

@@ -25,9 +25,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import markov
-from ..combat import Branch, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize
+from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize
 from ..dist import Dist
-from ..params import Bool, Choice, Faces, FighterBase, Int, ParamError, Validated, param
+from ..params import Bool, Choice, DicelabError, Faces, FighterBase, Int, ParamError, Validated, param
 from ..results import CheckResult, OpposedResult, Outcomes
 from ..system import System
 
@@ -37,7 +37,7 @@ LUCK_BONUS = 3
 
 
 @dataclass(frozen=True)
-class Rules(Validated):
+class Rules(DuelRules):
     """The К.У.Р.С. ruleset: every variant of RULES.md section 4."""
 
     where = "kurs ruleset"
@@ -250,7 +250,7 @@ def track(rules: Rules) -> markov.Track:
     up = [(*boxes, t) for boxes in product(*(range(n + 1) for n in BOXES[:INCAPACITATED]))
           for t in range(rules.luck_tokens, -1, -1)]
     labels = tuple(up) + ("incapacitated", "dying")
-    status = (markov.UP,) * len(up) + (markov.OUT, markov.DEAD)
+    status = (markov.UP,) * len(up) + (markov.OUT, markov.DYING)
     classes = tuple(2 * penalty(rules, s[:4]) + (s[4] > 0) for s in up) + (0, 0)
     return markov.Track(labels=labels, status=status, classes=classes)
 
@@ -438,17 +438,23 @@ def first_attack(rules: Rules, a: Fighter, b: Fighter) -> float:
 
 def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     """Alternating attacks (a round = one attack each) in the order the roll-off gives, until one is out."""
+    _stop_only(rules)
     t = track(rules)
     a_hits, b_hits = attack_matrix(rules, a, b, "a"), attack_matrix(rules, b, a, "b")
     start = (t.index[fresh(rules)], t.index[fresh(rules)])
     p_a = first_attack(rules, a, b)
     solution = markov.mix_solutions([(p_a, markov.solve(a_hits @ b_hits, t, t, start)),
-                                     (1 - p_a, markov.solve(b_hits @ a_hits, t, t, start))])
+                                     (1 - p_a, markov.solve(b_hits @ a_hits, t, t, start))], t, t)
     order = (f"alternating attacks, a round = one attack each; the first attacker by a 3dK + agility roll-off, "
              f"ties re-rolled (P(A first) = {p_a:.6f}); each fighter defends once per opponent turn, so the "
              "cumulative -1 on extra defenses never arises; "
              + (LUCK_NOTE if rules.luck_tokens else "no luck tokens"))
     return DuelResult("kurs", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order, solution)
+
+
+def _stop_only(rules: Any) -> None:
+    if rules.after_out != "stop":
+        raise DicelabError(f"after_out = {rules.after_out!r} is not modelled yet for this system; allowed: stop")
 
 
 def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
@@ -531,4 +537,5 @@ SYSTEM = System(
     duel=duel,
     roll_names=("attack", "defense"),
     combat_skills=("attack_skill", "defense_skill"),
+    levels={"out": "«Недееспособен» marked", "dying": "«При смерти» marked", "dead": None},
 )

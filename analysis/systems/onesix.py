@@ -23,9 +23,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import markov
-from ..combat import Branch, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize
+from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize
 from ..dist import Dist
-from ..params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
+from ..params import Bool, Choice, DicelabError, FighterBase, Int, ParamError, Validated, param
 from ..results import CheckResult, OpposedResult, Outcomes
 from ..system import System
 
@@ -36,7 +36,7 @@ BASE_FACES = (0, 2, 3, 4, 5, 6)
 
 
 @dataclass(frozen=True)
-class Rules(Validated):
+class Rules(DuelRules):
     """The 2K ruleset: every variant of RULES.md section 2."""
 
     where = "onesix ruleset"
@@ -242,22 +242,22 @@ def max_wear(rules: Rules, f: Fighter) -> int:
 
 @lru_cache(maxsize=256)
 def track(rules: Rules, f: Fighter) -> markov.Track:
-    """Conditions (wounds, shock, armor wear) with both tracks in 0..6, then ``out`` and ``dead``.
+    """Conditions (wounds, shock, armor wear) with both tracks in 0..6, then ``out``, ``dying`` and ``dead``.
 
     A condition's class is its penalty max(wounds, shock).  A hit that puts a
-    track above 6 leaves the fighter ``out``, one that brings the Wounds to 10
+    track above 6 leaves the fighter ``out``, Wounds 7-9 ``dying``, 10 Wounds
     ``dead``; the duel stops there, so those conditions need no levels.
 
     >>> t = track(Rules(), Fighter())
-    >>> len(t), t.labels[-2:], t.classes[t.index[(2, 5, 0)]]
-    (51, ('out', 'dead'), 5)
+    >>> len(t), t.labels[-3:], t.classes[t.index[(2, 5, 0)]]
+    (52, ('out', 'dying', 'dead'), 5)
     """
     wears = range(max_wear(rules, f) + 1)
     up = [(w, s, k) for w in range(TRACK_MAX + 1) for s in range(TRACK_MAX + 1) for k in wears]
     return markov.Track(
-        labels=tuple(up) + ("out", "dead"),
-        status=(markov.UP,) * len(up) + (markov.OUT, markov.DEAD),
-        classes=tuple(max(w, s) for w, s, _ in up) + (0, 0),
+        labels=tuple(up) + ("out", "dying", "dead"),
+        status=(markov.UP,) * len(up) + (markov.OUT, markov.DYING, markov.DEAD),
+        classes=tuple(max(w, s) for w, s, _ in up) + (0, 0, 0),
     )
 
 
@@ -272,7 +272,7 @@ def _next(rules: Rules, f: Fighter, label: Any, levels: np.ndarray, cls: np.ndar
     w, s = mark(label[..., 0], label[..., 1], cls, levels)
     wear = np.minimum(label[..., 2] + step, n_wear - 1)
     up = (np.minimum(w, TRACK_MAX) * (TRACK_MAX + 1) + np.minimum(s, TRACK_MAX)) * n_wear + wear
-    return np.where(w >= DEATH, n_up + 1, np.where((w > TRACK_MAX) | (s > TRACK_MAX), n_up, up))
+    return np.where(w >= DEATH, n_up + 2, np.where(w > TRACK_MAX, n_up + 1, np.where(s > TRACK_MAX, n_up, up)))
 
 
 @lru_cache(maxsize=8192)
@@ -372,6 +372,7 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     >>> round(res.solution.p_a_wins, 12) == round(res.solution.p_b_wins, 12)
     True
     """
+    _stop_only(rules)
     ta, tb = track(rules, a), track(rules, b)
     on_b, on_a = kernels(rules, a, b), kernels(rules, b, a)
     ia, ib = a.average_in(), b.average_in()
@@ -389,6 +390,11 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
               "economy - the penalty on IN, the stopping effect and pain shock (-6 IN each)")
     solution = markov.solve(m, ta, tb, (ta.index[UNHURT], tb.index[UNHURT]))
     return DuelResult("onesix", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order, solution)
+
+
+def _stop_only(rules: Any) -> None:
+    if rules.after_out != "stop":
+        raise DicelabError(f"after_out = {rules.after_out!r} is not modelled yet for this system; allowed: stop")
 
 
 def _possible(rules: Rules, total: int) -> bool:
@@ -494,4 +500,7 @@ SYSTEM = System(
     duel=duel,
     roll_names=("attack", "defense"),
     combat_skills=("attack_rating", "defense_rating"),
+    levels={"out": "a track above 6: «активно действовать он не может»",
+            "dying": "Wounds 7-9: the body's reserve, dies without first aid", "dead": "10 Wounds: «гибель»"},
+    round_seconds=6,
 )

@@ -18,9 +18,9 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 
 from .. import markov
-from ..combat import Branch, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
+from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
 from ..dist import Dist
-from ..params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
+from ..params import Bool, Choice, DicelabError, FighterBase, Int, ParamError, Validated, param
 from ..results import CheckResult, OpposedResult, Outcomes
 from ..system import System
 
@@ -29,7 +29,7 @@ HEROISM = {4: "subhuman", 6: "human", 8: "post-human", 10: "superhuman", 12: "in
 
 
 @dataclass(frozen=True)
-class Rules(Validated):
+class Rules(DuelRules):
     """The Tri-Stat ruleset: the campaign die and every variant of RULES.md."""
 
     where = "tristat ruleset"
@@ -188,8 +188,8 @@ def hit_damage(rules: Rules, att: Fighter, dfn: Fighter, damage_roll: int | None
 def track(rules: Rules, f: Fighter) -> markov.Track:
     """Damage taken 0..health (up), then ``out`` (health < 0) and ``dead`` (health <= -max)."""
     health = f.stats(rules)[2]
-    labels = tuple(range(health + 1)) + ("out", "dead")
-    status = (markov.UP,) * (health + 1) + (markov.OUT, markov.DEAD)
+    labels = tuple(range(health + 1)) + ("out", "dying")
+    status = (markov.UP,) * (health + 1) + (markov.OUT, markov.DYING)
     return markov.Track(labels=labels, status=status)
 
 
@@ -197,7 +197,7 @@ def _after(rules: Rules, dfn: Fighter, taken: int, damage: int, shocked: bool) -
     health = dfn.stats(rules)[2]
     total = taken + damage
     if total >= 2 * health:
-        return "dead"
+        return "dying"
     if total > health or shocked:
         return "out"
     return total
@@ -257,6 +257,7 @@ def initiative(rules: Rules, a: Fighter, b: Fighter) -> tuple[float, float, floa
 
 def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     """Initiative each round (2dX + acv; equal: simultaneous), one attack each, until someone is out."""
+    _stop_only(rules)
     ta, tb = track(rules, a), track(rules, b)
     on_b = {0: branch_kernel(tb, lambda i: branches(rules, a, b, tb.labels[i]))}
     on_a = {0: branch_kernel(ta, lambda i: branches(rules, b, a, ta.labels[i]))}
@@ -264,12 +265,17 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     orders = [(a_hits @ b_hits), markov.simultaneous(ta, tb, on_a, on_b), (b_hits @ a_hits)]
     weights = initiative(rules, a, b)
     if rules.initiative_once:
-        solution = markov.mix_solutions([(w, markov.solve(m, ta, tb, (0, 0))) for w, m in zip(weights, orders)])
+        solution = markov.mix_solutions([(w, markov.solve(m, ta, tb, (0, 0))) for w, m in zip(weights, orders)], ta, tb)
         order = "initiative rolled once per fight (2dX + acv); equal: simultaneous"
     else:
         solution = markov.solve(markov.mixture(list(zip(weights, orders))), ta, tb, (0, 0))
         order = "initiative every round (2dX + acv); equal initiative: simultaneous attacks"
     return DuelResult("tristat", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order, solution)
+
+
+def _stop_only(rules: Any) -> None:
+    if rules.after_out != "stop":
+        raise DicelabError(f"after_out = {rules.after_out!r} is not modelled yet for this system; allowed: stop")
 
 
 def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
@@ -344,4 +350,6 @@ SYSTEM = System(
     duel=duel,
     roll_names=("attack", "defense", "damage", "body"),
     combat_skills=("attack_bonus", "defense_bonus"),
+    levels={"out": "Health < 0: «теряет сознание»", "dying": "Health <= -max Health: «при смерти»", "dead": None},
+    round_seconds=5,
 )

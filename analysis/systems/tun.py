@@ -28,9 +28,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import markov
-from ..combat import Branch, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
+from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
 from ..dist import Dist
-from ..params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
+from ..params import Bool, Choice, DicelabError, FighterBase, Int, ParamError, Validated, param
 from ..results import CheckResult, OpposedResult, Outcomes
 from ..system import System
 
@@ -39,7 +39,7 @@ DICE_MODES = ("3d6", "1d20", "1d6x3")
 
 
 @dataclass(frozen=True)
-class Rules(Validated):
+class Rules(DuelRules):
     """The ТУН ruleset: every variant of RULES.md section 3."""
 
     where = "tun ruleset"
@@ -236,7 +236,7 @@ def track(f: Fighter) -> markov.Track:
     """Body trauma 0..volume-1 (up), volume..2*volume (out, kept for the last word's +1) and dead."""
     v = f.volume
     labels = tuple(trauma_label(f, t) for t in range(2 * v + 1)) + ("dead",)
-    status = (markov.UP,) * v + (markov.OUT,) * (v + 1) + (markov.DEAD,)
+    status = (markov.UP,) * v + (markov.OUT,) * (v + 1) + (markov.DYING,)
     return markov.Track(labels=labels, status=status)
 
 
@@ -292,7 +292,7 @@ def _last_word(rules: Rules, speaker: Fighter, target: Fighter, side: str) -> sp
     """Over the joint space: ``speaker`` (side ``a``/``b``), put out while ``target`` is up, attacks once and
     takes 1 more Body trauma; every other state is unchanged."""
     ts, tt = track(speaker), track(target)
-    allowed = (markov.OUT, markov.DEAD) if rules.dying_last_word else (markov.OUT,)
+    allowed = (markov.OUT, markov.DYING) if rules.dying_last_word else (markov.OUT,)
     speaks = [i for i, s in enumerate(ts.status) if s in allowed]
     after = [ts.index[trauma_label(speaker, ts.labels[i][1] + 1)] if ts.labels[i] != "dead" else i for i in speaks]
     cost = sp.csr_matrix((np.ones(len(speaks)), (speaks, after)), shape=(len(ts), len(ts)))
@@ -338,6 +338,7 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     >>> res.solution.p_a_wins > 0.99
     True
     """
+    _stop_only(rules)
     ta, tb = track(a), track(b)
     p_a, p_b, how = first_mover(rules, a, b)
     parts = [(p, markov.solve(_round(rules, first, second, side), ta, tb, (0, 0)))
@@ -345,7 +346,12 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     order = f"fixed at the first round: {how}; a turn is two attacks" + \
         ("; the last word" + (" (also when dying)" if rules.dying_last_word else "") if rules.last_word else "")
     return DuelResult("tun", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order,
-                      markov.mix_solutions(parts))
+                      markov.mix_solutions(parts, ta, tb))
+
+
+def _stop_only(rules: Any) -> None:
+    if rules.after_out != "stop":
+        raise DicelabError(f"after_out = {rules.after_out!r} is not modelled yet for this system; allowed: stop")
 
 
 def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
@@ -412,4 +418,7 @@ SYSTEM = System(
     duel=duel,
     roll_names=("attack",),
     combat_skills=("attack_feature", "extra_defense"),
+    levels={"out": "trauma + fatigue >= volume: «теряет сознание»",
+            "dying": "trauma > 2 x volume: «не позднее чем через час… умирает»", "dead": None},
+    round_seconds=4,
 )
