@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
-import scipy.sparse as sp
+from ._lazy import sp
 
 from .dist import Dist
 from .markov import Solution, Track, kernel

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.linalg import splu
+
+from ._lazy import sp, splu
 
 UP, OUT, DYING, DEAD = 0, 1, 2, 3
 STATUS_NAMES = ("up", "out", "dying", "dead")

@@ -56,6 +56,9 @@ class System:
     """What "out", "dying" and "dead" mean in the seed's words; ``None``: the system has no such level."""
     round_seconds: float | None = None
     """How long one round lasts in the seed (``None``: the seed does not say)."""
+    duel_states: Callable[[Any, Any, Any], int] | None = None
+    """``duel_states(rules, a, b)``: an upper estimate of the exact duel's chain states, computed without building
+    it (memory and time guards refuse a duel past a budget before it starts)."""
 
     def level_missing(self, level: str) -> str | None:
         """Why a duel reports ``null`` for ``level``, or ``None`` when the system has it."""

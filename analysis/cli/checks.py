@@ -79,8 +79,12 @@ def run_systems(ns: argparse.Namespace) -> int:
             "title_ru": s.title_ru,
             "seed": s.seed,
             "dice": s.dice,
-            "variants": [vars(i) for i in s.Rules.describe()],
+            "variants": [vars(i) for i in s.Rules.describe() if i.kind == "variant"],
+            "constants": [vars(i) for i in s.Rules.describe() if i.kind == "constant"],
+            "duel_options": [vars(i) for i in s.Rules.describe() if i.kind == "option"],
             "check_params": [vars(i) for i in s.CheckArgs.describe()],
+            "fighter_params": [vars(i) for i in s.Fighter.describe() if i.kind == "param"] if s.Fighter else [],
+            "policies": [vars(i) for i in s.Fighter.describe() if i.kind == "policy"] if s.Fighter else [],
         }
         for s in all_systems()
     ]
@@ -89,8 +93,12 @@ def run_systems(ns: argparse.Namespace) -> int:
         return 0
     for s in data:
         emit(f"{s['id']}: {s['title']} ({s['title_ru']}) — {s['dice']}\n")
-        for v in s["variants"]:
-            emit(f"    --variant {v['name']}={text(v['default'])}  [{v['allowed']}]  {v['help']}\n")
+        for heading, key in (("variants (readings of the text)", "variants"), ("constants (book values)", "constants"),
+                             ("duel options", "duel_options")):
+            if s[key]:
+                emit(f"  {heading}:\n")
+            for v in s[key]:
+                emit(f"    --variant {v['name']}={text(v['default'])}  [{v['allowed']}]  {v['help']}\n")
     return 0
 
 

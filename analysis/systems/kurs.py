@@ -22,7 +22,7 @@ from itertools import product
 from typing import Any, Iterator, Mapping
 
 import numpy as np
-import scipy.sparse as sp
+from .._lazy import sp
 
 from .. import markov
 from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
-import scipy.sparse as sp
+from .._lazy import sp
 
 from .. import markov
 from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize

@@ -25,7 +25,7 @@ from importlib.resources import files
 from typing import Any, Iterator, Mapping
 
 import numpy as np
-import scipy.sparse as sp
+from .._lazy import sp
 
 from .. import markov
 from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
