@@ -61,9 +61,67 @@ def read_user_file(path: str | os.PathLike[str], what: str, max_bytes: int = MAX
         raise DicelabError(f"{shown}: not UTF-8 text (byte {err.start})") from None
 
 
+def check_output_path(path: str | os.PathLike[str], what: str = "--out") -> Path:
+    """The file an output will replace, checked before any work starts.
+
+    Allowed: a new file in an existing, writable directory, or an existing
+    regular file.  A symlink is followed: the output is written through it,
+    atomically, to its target (the link stays a link).  Anything else (an
+    empty path, a directory, a FIFO, socket or device, a missing parent, a
+    parent without write permission) is one line naming the path and the
+    problem.
+
+    >>> check_output_path("")
+    Traceback (most recent call last):
+    ...
+    analysis.params.DicelabError: --out = '' is not allowed; allowed: a file path
+    """
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise DicelabError(f"{what} = {text!r} is not allowed; allowed: a file path")
+    target = Path(os.path.realpath(text))
+    shown = f"{what} {str(text)!r}"
+    if target.exists():
+        mode = target.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise DicelabError(f"{shown}: is a directory; allowed: a file path")
+        if not stat.S_ISREG(mode):
+            raise DicelabError(f"{shown}: is not a regular file (a FIFO, socket or device); it is left alone")
+    _check_parent(target.parent, shown)
+    return target
+
+
+def check_output_dir(path: str | os.PathLike[str], what: str = "--out") -> Path:
+    """A directory outputs will be written into, checked before any work starts: an existing writable directory,
+    or a new one whose parent exists and is writable (a symlink to a directory is followed)."""
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise DicelabError(f"{what} = {text!r} is not allowed; allowed: a directory path")
+    target = Path(os.path.realpath(text))
+    shown = f"{what} {str(text)!r}"
+    if target.exists():
+        if not target.is_dir():
+            raise DicelabError(f"{shown}: exists and is not a directory")
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise DicelabError(f"{shown}: permission denied (the directory is not writable)")
+        return target
+    _check_parent(target.parent, shown)
+    return target
+
+
+def _check_parent(parent: Path, shown: str) -> None:
+    if not parent.is_dir():
+        raise DicelabError(f"{shown}: the directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise DicelabError(f"{shown}: permission denied (the directory {str(parent)!r} is not writable)")
+
+
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file and an atomic rename."""
-    target = Path(path)
+    """Write ``data`` to ``path`` through a temporary file and an atomic rename.
+
+    A symlink is written through: its target is replaced, the link stays.
+    """
+    target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
