@@ -109,9 +109,11 @@ class OpposedResult:
     p_tie: float
     margin: Dist
     tie_rule: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """System-specific figures (2K: P(win and succeed), each side's success levels; luck tokens spent...)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        return strict({
             "system": self.system,
             "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
@@ -123,7 +125,8 @@ class OpposedResult:
             "tie_rule": self.tie_rule,
             "margin": dist_to_json(self.margin),
             "residual": self.margin.residual,
-        }
+            **self.extra,
+        })
 
 
 @dataclass(frozen=True)
