@@ -701,52 +701,53 @@ def _priority(key: int, pr: np.ndarray, na: int, nb: int) -> int:
 
 
 # ------------------------------------------------------------------ the compiled chain: the solver
-S_KEY, S_KIND, S_PRIO, S_BLOCK, S_START, S_LEN, S_NEXT, S_LOC, S_FLAG = range(9)
-"""Integer fields of a state: key, kind, processing priority, block of conditions, first edge and edge count
-(-1: not expanded), next state of its block, position in its block's order, queued."""
-V_LOST, V_IN, V_BOUND = range(3)
-"""Float fields of a state: probability its ways out miss, mass arriving from earlier blocks, discovery bound."""
+# A state's fields are parallel arrays: s_key, s_kind, s_prio (processing priority), s_block (of conditions),
+# s_start / s_len (its edges; -1: not expanded), s_next (next state of its block), s_loc (position in its
+# block's order), s_flag (queued); v_lost (probability its ways out miss), v_in (mass arriving from earlier
+# blocks), v_bound (discovery bound).
 
 
 @njit(cache=True, nogil=True)
-def _slot(table: np.ndarray, st: np.ndarray, key: int) -> int:
+def _slot(table: np.ndarray, s_key: np.ndarray, key: int) -> int:
     """The slot of ``key`` in the open-addressing ``table`` (state indices, -1: empty)."""
     mask = table.size - 1
     slot = ((key * 0x5851F42D4C957F2D) >> 20) & mask
-    while table[slot] >= 0 and st[table[slot], S_KEY] != key:
+    while table[slot] >= 0 and s_key[table[slot]] != key:
         slot = (slot + 1) & mask
     return slot
 
 
 @njit(cache=True, nogil=True)
-def _state(key: int, st: np.ndarray, sf: np.ndarray, n: int, table: np.ndarray, head: np.ndarray, pr: np.ndarray,
-           na: int, nb: int) -> tuple[int, int]:
+def _state(key: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, s_block: np.ndarray,
+           s_start: np.ndarray, s_len: np.ndarray, s_next: np.ndarray, s_loc: np.ndarray, s_flag: np.ndarray,
+           v_lost: np.ndarray, v_in: np.ndarray, v_bound: np.ndarray, n: int, table: np.ndarray, head: np.ndarray,
+           pr: np.ndarray, na: int, nb: int) -> tuple[int, int]:
     """The index of the state ``key`` (created if new, and linked to its block unless it ends the fight;
     -1 when the store is full) and the new state count."""
-    slot = _slot(table, st, key)
+    slot = _slot(table, s_key, key)
     if table[slot] >= 0:
         return table[slot], n
-    if n == st.shape[0]:
+    if n == s_key.size:
         return -1, n
     kind, ia, ib, _, _, _, _ = _decode(key, pr, na, nb)
     block = ia * nb + ib
-    st[n, S_KEY], st[n, S_KIND], st[n, S_PRIO], st[n, S_BLOCK] = key, kind, _priority(key, pr, na, nb), block
-    st[n, S_START], st[n, S_LEN], st[n, S_NEXT], st[n, S_LOC], st[n, S_FLAG] = -1, 0, -1, -1, 0
-    sf[n, V_LOST], sf[n, V_IN], sf[n, V_BOUND] = 0.0, 0.0, 0.0
+    s_key[n], s_kind[n], s_prio[n], s_block[n] = key, kind, _priority(key, pr, na, nb), block
+    s_start[n], s_len[n], s_next[n], s_loc[n], s_flag[n] = -1, 0, -1, -1, 0
+    v_lost[n], v_in[n], v_bound[n] = 0.0, 0.0, 0.0
     if kind != K_END:
-        st[n, S_NEXT] = head[block]
+        s_next[n] = head[block]
         head[block] = n
     table[slot] = n
     return n, n + 1
 
 
 @njit(cache=True, nogil=True)
-def _heap_push(heap: np.ndarray, size: int, item: int, st: np.ndarray) -> int:
+def _heap_push(heap: np.ndarray, size: int, item: int, s_prio: np.ndarray) -> int:
     i = size
     heap[i] = item
     while i > 0:
         parent = (i - 1) // 2
-        if st[heap[parent], S_PRIO] <= st[heap[i], S_PRIO]:
+        if s_prio[heap[parent]] <= s_prio[heap[i]]:
             break
         heap[parent], heap[i] = heap[i], heap[parent]
         i = parent
@@ -754,16 +755,16 @@ def _heap_push(heap: np.ndarray, size: int, item: int, st: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _heap_pop(heap: np.ndarray, size: int, st: np.ndarray) -> int:
+def _heap_pop(heap: np.ndarray, size: int, s_prio: np.ndarray) -> int:
     top = heap[0]
     size -= 1
     heap[0] = heap[size]
     i = 0
     while True:
         left, right, small = 2 * i + 1, 2 * i + 2, i
-        if left < size and st[heap[left], S_PRIO] < st[heap[small], S_PRIO]:
+        if left < size and s_prio[heap[left]] < s_prio[heap[small]]:
             small = left
-        if right < size and st[heap[right], S_PRIO] < st[heap[small], S_PRIO]:
+        if right < size and s_prio[heap[right]] < s_prio[heap[small]]:
             small = right
         if small == i:
             break
@@ -811,8 +812,8 @@ def _sweep(lm: np.ndarray, bits: np.ndarray, n_between: int, m_local: int, w_sta
 
 
 @njit(cache=True, nogil=True)
-def _between_visits(rows: np.ndarray, members: np.ndarray, st: np.ndarray, sf: np.ndarray, pr: np.ndarray, na: int,
-                    nb: int) -> tuple[np.ndarray, float]:
+def _between_visits(rows: np.ndarray, members: np.ndarray, s_key: np.ndarray, v_in: np.ndarray, pr: np.ndarray,
+                    na: int, nb: int) -> tuple[np.ndarray, float]:
     """Expected visits y of a block's between-round states: y = inflow + y M (M: rounds that change nothing,
     the last row of ``rows`` what flows in), by sweeps in the order of the carries (debts only shrink outside
     the few recurring carries), else directly; the mass that reaches states from which no round can end the
@@ -820,7 +821,7 @@ def _between_visits(rows: np.ndarray, members: np.ndarray, st: np.ndarray, sf: n
     n = rows.shape[1]
     inflow = rows[n].copy()
     for b in range(n):
-        inflow[b] += sf[members[b], V_IN]
+        inflow[b] += v_in[members[b]]
     can_end = np.zeros(n, dtype=np.bool_)
     for b in range(n):
         can_end[b] = rows[b].sum() < 1.0 - 1e-13
@@ -836,7 +837,7 @@ def _between_visits(rows: np.ndarray, members: np.ndarray, st: np.ndarray, sf: n
                         break
     keys = np.empty(n, dtype=np.int64)
     for b in range(n):
-        _, _, _, xa, _, xb, _ = _decode(st[members[b], S_KEY], pr, na, nb)
+        _, _, _, xa, _, xb, _ = _decode(s_key[members[b]], pr, na, nb)
         keys[b] = xa + xb
     sweep_order = np.argsort(keys, kind="mergesort")
     count = np.zeros(n + 1, dtype=np.int64)
@@ -904,8 +905,10 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     Returns (status: 0 fine, 1 the store is full; end codes, their probabilities, mass lost, P(stalemate),
     expected rounds of the fights that end, states expanded, P(first out in round t), whether rounds were cut).
     """
-    st = np.empty((cap, 9), dtype=np.int64)
-    sf = np.empty((cap, 3))
+    s_key, s_kind, s_prio = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int8), np.empty(cap, dtype=np.int64)
+    s_block, s_start, s_len = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+    s_next, s_loc, s_flag = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int8)
+    v_lost, v_in, v_bound = np.empty(cap), np.empty(cap), np.empty(cap)
     table = np.full(2 * cap, -1, dtype=np.int64)
     e_tgt = np.empty(cap_edges, dtype=np.int64)
     e_p = np.empty(cap_edges)
@@ -921,8 +924,9 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     no_codes = np.zeros(0, dtype=np.int64)
     n_order = 0
     n_edges = 0
-    s0, n = _state(_encode(K_BETWEEN, 0, 0, 0, 0, 0, 0, pr, na, nb), st, sf, 0, table, head, pr, na, nb)
-    sf[s0, V_IN] = 1.0
+    s0, n = _state(_encode(K_BETWEEN, 0, 0, 0, 0, 0, 0, pr, na, nb), s_key, s_kind, s_prio, s_block, s_start, s_len,
+                   s_next, s_loc, s_flag, v_lost, v_in, v_bound, 0, table, head, pr, na, nb)
+    v_in[s0] = 1.0
     lost = 0.0
     stuck = 0.0
     rounds_acc = 0.0
@@ -932,77 +936,78 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
         if not _live(c // nb, c % nb, fs, pr, start):
             s = head[c]
             while s >= 0:
-                stuck += sf[s, V_IN]
-                s = st[s, S_NEXT]
+                stuck += v_in[s]
+                s = s_next[s]
             continue
         # 1. find the block's states: a bound on the probability each may carry, in processing order
         size = 0
         s = head[c]
         while s >= 0:
-            if sf[s, V_IN] > 0.0:
-                sf[s, V_BOUND] = sf[s, V_IN] if st[s, S_KIND] == K_MID else max(sf[s, V_IN], 1.0)
-                st[s, S_FLAG] = 1
-                size = _heap_push(heap, size, s, st)
-            s = st[s, S_NEXT]
+            if v_in[s] > 0.0:
+                v_bound[s] = v_in[s] if s_kind[s] == K_MID else max(v_in[s], 1.0)
+                s_flag[s] = 1
+                size = _heap_push(heap, size, s, s_prio)
+            s = s_next[s]
         while size > 0:
-            s = _heap_pop(heap, size, st)
+            s = _heap_pop(heap, size, s_prio)
             size -= 1
-            st[s, S_FLAG] = 0
-            if sf[s, V_BOUND] < prune:
+            s_flag[s] = 0
+            if v_bound[s] < prune:
                 continue
-            if st[s, S_START] < 0:
-                cnt = _edges(st[s, S_KEY], fs, pr, na, nb, stay, start, hits, hp, bk, bp)
+            if s_start[s] < 0:
+                cnt = _edges(s_key[s], fs, pr, na, nb, stay, start, hits, hp, bk, bp)
                 if n_edges + cnt > cap_edges:
                     return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds, False
                 total = 0.0
                 for i in range(cnt):
-                    t, n = _state(bk[i], st, sf, n, table, head, pr, na, nb)
+                    t, n = _state(bk[i], s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc, s_flag,
+                                  v_lost, v_in, v_bound, n, table, head, pr, na, nb)
                     if t < 0:
                         return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds, False
                     e_tgt[n_edges + i], e_p[n_edges + i] = t, bp[i]
                     total += bp[i]
-                st[s, S_START], st[s, S_LEN] = n_edges, cnt
-                sf[s, V_LOST] = max(1.0 - total, 0.0)
+                s_start[s], s_len[s] = n_edges, cnt
+                v_lost[s] = max(1.0 - total, 0.0)
                 n_edges += cnt
-            for e in range(st[s, S_START], st[s, S_START] + st[s, S_LEN]):
+            for e in range(s_start[s], s_start[s] + s_len[s]):
                 t = e_tgt[e]
-                kind = st[t, S_KIND]
-                if kind == K_END or st[t, S_BLOCK] != c:
+                kind = s_kind[t]
+                if kind == K_END or s_block[t] != c:
                     continue
-                bound = sf[s, V_BOUND] * e_p[e] if kind == K_MID else 1.0
-                if bound > sf[t, V_BOUND]:
-                    sf[t, V_BOUND] = bound
-                    if not st[t, S_FLAG]:
-                        st[t, S_FLAG] = 1
-                        size = _heap_push(heap, size, t, st)
+                bound = v_bound[s] * e_p[e] if kind == K_MID else 1.0
+                if bound > v_bound[t]:
+                    v_bound[t] = bound
+                    if not s_flag[t]:
+                        s_flag[t] = 1
+                        size = _heap_push(heap, size, t, s_prio)
         # 2. the block's order: its followed states by priority (the between-round ones first), and the ways
         # that stay in the block: to a later state of the round (w_*) or to the next round (r_*)
         m_local = 0
         s = head[c]
         while s >= 0:
-            if st[s, S_START] >= 0:
+            if s_start[s] >= 0:
                 local[m_local] = s
                 m_local += 1
-            s = st[s, S_NEXT]
+            s = s_next[s]
         prios = np.empty(m_local, dtype=np.int64)
         for i in range(m_local):
-            prios[i] = st[local[i], S_PRIO]
+            prios[i] = s_prio[local[i]]
         rank = np.argsort(prios, kind="mergesort")
         members = np.empty(m_local, dtype=np.int64)
         n_between = 0
         for i in range(m_local):
             s = local[rank[i]]
             members[i] = s
-            st[s, S_LOC] = i
-            if st[s, S_KIND] == K_BETWEEN:
+            s_loc[s] = i
+            if s_kind[s] == K_BETWEEN:
                 n_between += 1
         w_start = np.zeros(m_local + 1, dtype=np.int64)
         n_w = 0
         for i in range(m_local):
             s = members[i]
-            for e in range(st[s, S_START], st[s, S_START] + st[s, S_LEN]):
+            for e in range(s_start[s], s_start[s] + s_len[s]):
                 t = e_tgt[e]
-                if st[t, S_BLOCK] == c and st[t, S_KIND] != K_END and st[t, S_LOC] >= 0:
+                if s_block[t] == c and s_kind[t] != K_END and s_loc[t] >= 0:
                     n_w += 1
             w_start[i + 1] = n_w
         w_tgt = np.empty(n_w, dtype=np.int64)
@@ -1011,10 +1016,10 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
         j = 0
         for i in range(m_local):
             s = members[i]
-            for e in range(st[s, S_START], st[s, S_START] + st[s, S_LEN]):
+            for e in range(s_start[s], s_start[s] + s_len[s]):
                 t = e_tgt[e]
-                if st[t, S_BLOCK] == c and st[t, S_KIND] != K_END and st[t, S_LOC] >= 0:
-                    w_tgt[j], w_p[j], w_next[j] = st[t, S_LOC], e_p[e], st[t, S_KIND] == K_BETWEEN
+                if s_block[t] == c and s_kind[t] != K_END and s_loc[t] >= 0:
+                    w_tgt[j], w_p[j], w_next[j] = s_loc[t], e_p[e], s_kind[t] == K_BETWEEN
                     j += 1
         # 3. one round from each between-round state (and from what flowed in), without leaving the block
         rows = np.zeros((n_between + 1, n_between))
@@ -1024,11 +1029,11 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                     _mark(lm, bits, w_tgt[w], w_p[w])
             else:
                 for i in range(n_between, m_local):
-                    if sf[members[i], V_IN] > 0.0:
-                        _mark(lm, bits, i, sf[members[i], V_IN])
+                    if v_in[members[i]] > 0.0:
+                        _mark(lm, bits, i, v_in[members[i]])
             _sweep(lm, bits, n_between, m_local, w_start, w_tgt, w_p, w_next, rows[b])
         # 4. visits of the between-round states: y = inflow (I - M)^-1, rounds that cannot end set apart
-        y, into_stuck = _between_visits(rows, members, st, sf, pr, na, nb)
+        y, into_stuck = _between_visits(rows, members, s_key, v_in, pr, na, nb)
         stuck += into_stuck
         # 5. one pass in order: the block's visits send everything else on
         for b in range(n_between):
@@ -1040,12 +1045,12 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             lost += y[b] * (1.0 - kept)
         s = head[c]
         while s >= 0:
-            if st[s, S_KIND] == K_MID:
-                if st[s, S_LOC] >= 0:
-                    lm[st[s, S_LOC]] += sf[s, V_IN]
+            if s_kind[s] == K_MID:
+                if s_loc[s] >= 0:
+                    lm[s_loc[s]] += v_in[s]
                 else:
-                    lost += sf[s, V_IN]
-            s = st[s, S_NEXT]
+                    lost += v_in[s]
+            s = s_next[s]
         for i in range(n_between, m_local):
             s = members[i]
             order[n_order] = s
@@ -1054,38 +1059,40 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             if m == 0.0:
                 continue
             lm[i] = 0.0
-            lost += m * sf[s, V_LOST]
-            for e in range(st[s, S_START], st[s, S_START] + st[s, S_LEN]):
+            lost += m * v_lost[s]
+            for e in range(s_start[s], s_start[s] + s_len[s]):
                 t = e_tgt[e]
                 q = m * e_p[e]
-                if st[t, S_BLOCK] != c or st[t, S_KIND] == K_END:
-                    sf[t, V_IN] += q
-                elif st[t, S_KIND] == K_MID:
-                    if st[t, S_LOC] >= 0:
-                        lm[st[t, S_LOC]] += q
+                if s_block[t] != c or s_kind[t] == K_END:
+                    v_in[t] += q
+                elif s_kind[t] == K_MID:
+                    if s_loc[t] >= 0:
+                        lm[s_loc[t]] += q
                     else:
                         lost += q
     n_end = 0
     for i in range(n):
-        if st[i, S_KIND] == K_END and sf[i, V_IN] > 0.0:
+        if s_kind[i] == K_END and v_in[i] > 0.0:
             n_end += 1
     codes = np.empty(n_end, dtype=np.int64)
     probs = np.empty(n_end)
     j = 0
     for i in range(n):
-        if st[i, S_KIND] == K_END and sf[i, V_IN] > 0.0:
-            _, ia, ib, _, _, _, _ = _decode(st[i, S_KEY], pr, na, nb)
-            codes[j], probs[j] = ia * nb + ib, sf[i, V_IN]
+        if s_kind[i] == K_END and v_in[i] > 0.0:
+            _, ia, ib, _, _, _, _ = _decode(s_key[i], pr, na, nb)
+            codes[j], probs[j] = ia * nb + ib, v_in[i]
             j += 1
-    rounds, cut = _rounds(st, e_tgt, e_p, order, n_order, s0, n, probs.sum(), tol, work, max_rounds)
+    rounds, cut = _rounds(s_kind, s_start, s_len, e_tgt, e_p, order, n_order, s0, n, probs.sum(), tol, work,
+                          max_rounds)
     expanded = 0
     for i in range(n):
-        expanded += st[i, S_START] >= 0
+        expanded += s_start[i] >= 0
     return 0, codes, probs, lost, stuck, rounds_acc, expanded, rounds, cut
 
 
 @njit(cache=True, nogil=True)
-def _rounds(st: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray, order: np.ndarray, n_order: int, s0: int, n: int,
+def _rounds(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray,
+            order: np.ndarray, n_order: int, s0: int, n: int,
             p_end: float, tol: float, work: float, max_rounds: int) -> tuple[np.ndarray, bool]:
     """P(first out in round t): the rounds iterated over the followed states until the fights still going weigh
     less than ``tol``, or ``work`` edge visits are spent once 99% of the fights that end have ended (then the
@@ -1113,8 +1120,8 @@ def _rounds(st: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray, order: np.ndarra
             flag[s] = 0
             m = mass[s]
             mass[s] = 0.0
-            if m > 0.0 and st[s, S_START] >= 0:
-                mass[e_tgt[st[s, S_START]]] += m
+            if m > 0.0 and s_start[s] >= 0:
+                mass[e_tgt[s_start[s]]] += m
         n_between = 0
         absorbed = 0.0
         for i in range(n_order):
@@ -1123,11 +1130,11 @@ def _rounds(st: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray, order: np.ndarra
             if m == 0.0:
                 continue
             mass[s] = 0.0
-            visits += st[s, S_LEN]
-            for e in range(st[s, S_START], st[s, S_START] + st[s, S_LEN]):
+            visits += s_len[s]
+            for e in range(s_start[s], s_start[s] + s_len[s]):
                 target = e_tgt[e]
                 q = m * e_p[e]
-                kind = st[target, S_KIND]
+                kind = s_kind[target]
                 if kind == K_END:
                     absorbed += q
                 elif kind == K_BETWEEN:
@@ -1136,7 +1143,7 @@ def _rounds(st: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray, order: np.ndarra
                         flag[target] = 1
                         between[n_between] = target
                         n_between += 1
-                elif st[target, S_START] >= 0:
+                elif s_start[target] >= 0:
                     mass[target] += q
         out[t] = absorbed
         ended += absorbed
