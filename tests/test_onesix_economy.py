@@ -297,3 +297,85 @@ def test_small_duels_match_the_brute_force_recursion(rules, a, b):
         assert got == pytest.approx(want, abs=1e-10)
     assert res.mean_rounds == pytest.approx(rounds, rel=1e-9)
     assert sum(res.rounds.values()) + res.rounds_tail == pytest.approx(wa + wb + both, abs=1e-9)
+
+
+# ------------------------------------------------------------------ the compiled chain is a twin of the step rules
+def test_the_step_rules_drive_the_same_duel():
+    """A duel recursion whose every action is :func:`timing.act` with enumerated dice (a d6 for 1K, 2K without
+    explosions, short tracks) gives the compiled chain's answer."""
+    rules = onesix.Rules(in_die="d6", explode_depth=0, track_length=1, reserve=1, carry_floor=-6)
+    a = onesix.Fighter(attack_rating=9, defense_rating=7, reflexes=5, training=2, personality=1, weapon_ps=6,
+                       weapon_class="wound")
+    b = onesix.Fighter(attack_rating=8, reflexes=6, training=1, personality=0, weapon_ps=7, weapon_class="shock")
+    two_k = [(int(k), float(p)) for k, p in zip(onesix.two_k(rules).support, onesix.two_k(rules).p) if p > 0]
+    up = lambda side: onesix.status(rules, side.condition) == 0  # noqa: E731
+    memo = {}
+
+    def needs_defense(att, dfn, sa, sd, roll, parry):
+        return parry and att.attack_rating - sa.penalty + roll >= rules.success_threshold
+
+    def rest(sa, sb):
+        key = (sa, sb)
+        if key in memo:
+            return memo[key]
+        out = {}
+        who = timing.next_actor(rules, sa, sb)
+        if who is None:
+            nxt = (timing.end_round(rules, sa), timing.end_round(rules, sb))
+            out[("next",) + nxt] = 1.0
+        else:
+            ca, cb = sa, sb
+            if who == "both":
+                ca, cb = timing.wait(sa, rules.attack_cost), timing.wait(sb, rules.attack_cost)
+            par_a = who != "a" and timing.parries(rules, a, ca)
+            par_b = who != "b" and timing.parries(rules, b, cb)
+            for ra, pa in (two_k if who in ("a", "both") else [(0, 1.0)]):
+                for rb, pb in (two_k if who in ("b", "both") else [(0, 1.0)]):
+                    defend_b = who in ("a", "both") and needs_defense(a, b, sa, sb, ra, par_b)
+                    defend_a = who in ("b", "both") and needs_defense(b, a, sb, sa, rb, par_a)
+                    for da, qa in (two_k if defend_a else [(0, 1.0)]):
+                        for db, qb in (two_k if defend_b else [(0, 1.0)]):
+                            rolls = {"a_attack": ra, "b_attack": rb, "a_defense": da, "b_defense": db}
+                            na, nb, _ = timing.act(rules, a, b, sa, sb, rolls)
+                            p = pa * pb * qa * qb
+                            if up(na) and up(nb):
+                                for k, q in rest(na, nb).items():
+                                    out[k] = out.get(k, 0.0) + p * q
+                            else:
+                                k = ("end", na.condition, nb.condition)
+                                out[k] = out.get(k, 0.0) + p
+        memo[key] = out
+        return out
+
+    index, rows, todo = {}, {}, [(timing.Side(), timing.Side())]
+    index[todo[0]] = 0
+    while todo:
+        sa, sb = todo.pop()
+        row = {}
+        for u in range(1, 7):
+            for v in range(1, 7):
+                for k, q in rest(timing.roll(rules, a, sa, u), timing.roll(rules, b, sb, v)).items():
+                    row[k] = row.get(k, 0.0) + q / 36
+        rows[(sa, sb)] = row
+        for k in row:
+            if k[0] == "next" and k[1:] not in index:
+                index[k[1:]] = len(index)
+                todo.append(k[1:])
+    n = len(index)
+    q = np.zeros((n, n))
+    for s, row in rows.items():
+        for k, p in row.items():
+            if k[0] == "next":
+                q[index[s], index[k[1:]]] += p
+    visits = np.linalg.solve((np.eye(n) - q).T, np.eye(n)[0])
+    final = {}
+    for s, row in rows.items():
+        for k, p in row.items():
+            if k[0] == "end":
+                final[k[1:]] = final.get(k[1:], 0.0) + visits[index[s]] * p
+    res = onesix.duel(rules, a, b).solution
+    level = lambda c: onesix.status(rules, c)  # noqa: E731
+    assert res.p_a_wins == pytest.approx(sum(p for (ca, cb), p in final.items() if level(ca) == 0), abs=1e-12)
+    assert res.p_b_wins == pytest.approx(sum(p for (ca, cb), p in final.items() if level(cb) == 0), abs=1e-12)
+    assert res.p_a_dead == pytest.approx(sum(p for (ca, cb), p in final.items() if level(ca) == 3), abs=1e-12)
+    assert res.mean_rounds == pytest.approx(float(visits.sum()), rel=1e-10)

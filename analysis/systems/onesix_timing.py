@@ -48,10 +48,18 @@ PRUNE = 1e-17
 """A state that cannot carry this much probability is not followed (what reaches it is truncation)."""
 ROUNDS_TOL = 1e-12
 """The rounds distribution is iterated until the fights still going weigh less than this..."""
-WORK = 4e7
-"""... or, once 99% of the fights that end have ended, this many edge visits are spent (the rest is
+WORK = 1e7
+"""... or, once 99.9% of the fights that end have ended, this many edge visits are spent (the rest is
 ``rounds_tail``; the mean rounds is exact either way)."""
-CAPACITY = 1 << 18
+BLOCK_TOL = 1e-17
+"""A block's rounds are iterated until what keeps looping in it is below this share of what flowed in..."""
+SWEEPS = 200_000
+"""... or this many rounds are spent (what is left then never ends: a stalemate)."""
+SWEEP_FLOOR = 1e-19
+"""Inside a block's rounds, a visit holding less than this share of the block's inflow goes no further (lost)."""
+ROUNDS_SKIP = 1e-12
+"""The rounds distribution does not follow a state holding less than this share of the fights still going."""
+CAPACITY = 1 << 19
 """States the solver first makes room for (doubled as often as needed)."""
 
 
@@ -292,8 +300,9 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
     tables = hit_tables(rules, a, b)
     cap = CAPACITY
     while True:
-        status, codes, probs, lost, stuck, mean, states, rounds, cut = _solve(
-            pr, fs, *tables, na, nb, PRUNE, ROUNDS_TOL, WORK, markov.MAX_ROUNDS, cap, 12 * cap)
+        status, codes, probs, lost, stuck, mean, states, rounds, _ = _solve(
+            pr, fs, *tables, na, nb, PRUNE, ROUNDS_TOL, WORK, markov.MAX_ROUNDS, cap, 10 * cap, BLOCK_TOL, SWEEPS,
+            ROUNDS_SKIP, SWEEP_FLOOR)
         if status == 0:
             break
         cap *= 2
@@ -302,7 +311,7 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
     p_end = float(probs.sum())
     solution = markov.from_rounds(pairs, ta, tb, {t + 1: float(p) for t, p in enumerate(rounds) if p > 0},
                                   p_stalemate=float(stuck), truncation=float(lost), states=int(states),
-                                  rounds_tail=max(p_end - float(rounds.sum()), 0.0) if cut else 0.0)
+                                  rounds_tail=max(p_end - float(rounds.sum()), 0.0))
     if p_end > 0 and stuck == 0:
         solution = replace(solution, mean_rounds=float(mean))
     die = ("1K = one die under the rule of 1 and 6 (1 -> 0, 6 -> 6 + another die)" if rules.in_die == "one_six"
@@ -788,11 +797,13 @@ def _mark(lm: np.ndarray, bits: np.ndarray, i: int, q: float) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _sweep(lm: np.ndarray, bits: np.ndarray, n_between: int, m_local: int, w_start: np.ndarray, w_tgt: np.ndarray,
-           w_p: np.ndarray, w_next: np.ndarray, row: np.ndarray) -> None:
-    """One round inside a block from the marked positions, in order (each way leads to a later position):
-    the rest of the round's mass ends in ``row`` (per between-round state); what leaves the block is dropped."""
+def _sweep(lm: np.ndarray, bits: np.ndarray, m_local: int, w_start: np.ndarray, w_tgt: np.ndarray, w_p: np.ndarray,
+           w_next: np.ndarray, visits: np.ndarray, later: np.ndarray, floor: float) -> float:
+    """The rest of one round inside a block from the marked positions, in order (each way leads to a later
+    position): every visit is added to ``visits``, the round's ends to ``later`` (per between-round state); a
+    visit below ``floor`` goes no further.  Returns the mass stopped that way."""
     n_words = (m_local + 63) >> 6
+    stopped = 0.0
     wi = 0
     while wi < n_words:
         word = bits[wi]
@@ -804,106 +815,34 @@ def _sweep(lm: np.ndarray, bits: np.ndarray, n_between: int, m_local: int, w_sta
         i = (wi << 6) + _LOWEST[((low * _DEBRUIJN) >> 58) & 63]
         m = lm[i]
         lm[i] = 0.0
+        visits[i] += m
+        if m < floor:
+            for w in range(w_start[i], w_start[i + 1]):
+                stopped += m * w_p[w]
+            continue
         for w in range(w_start[i], w_start[i + 1]):
             if w_next[w]:
-                row[w_tgt[w]] += m * w_p[w]
+                later[w_tgt[w]] += m * w_p[w]
             else:
                 _mark(lm, bits, w_tgt[w], m * w_p[w])
-
-
-@njit(cache=True, nogil=True)
-def _between_visits(rows: np.ndarray, members: np.ndarray, s_key: np.ndarray, v_in: np.ndarray, pr: np.ndarray,
-                    na: int, nb: int) -> tuple[np.ndarray, float]:
-    """Expected visits y of a block's between-round states: y = inflow + y M (M: rounds that change nothing,
-    the last row of ``rows`` what flows in), by sweeps in the order of the carries (debts only shrink outside
-    the few recurring carries), else directly; the mass that reaches states from which no round can end the
-    block is returned apart (a stalemate)."""
-    n = rows.shape[1]
-    inflow = rows[n].copy()
-    for b in range(n):
-        inflow[b] += v_in[members[b]]
-    can_end = np.zeros(n, dtype=np.bool_)
-    for b in range(n):
-        can_end[b] = rows[b].sum() < 1.0 - 1e-13
-    changed = True
-    while changed:
-        changed = False
-        for b in range(n):
-            if not can_end[b]:
-                for b2 in range(n):
-                    if can_end[b2] and rows[b, b2] > 0.0:
-                        can_end[b] = True
-                        changed = True
-                        break
-    keys = np.empty(n, dtype=np.int64)
-    for b in range(n):
-        _, _, _, xa, _, xb, _ = _decode(s_key[members[b]], pr, na, nb)
-        keys[b] = xa + xb
-    sweep_order = np.argsort(keys, kind="mergesort")
-    count = np.zeros(n + 1, dtype=np.int64)
-    for i in range(n):
-        for j in range(n):
-            if rows[i, j] != 0.0 and can_end[i] and can_end[j]:
-                count[j + 1] += 1
-    for j in range(n):
-        count[j + 1] += count[j]
-    src = np.empty(count[n], dtype=np.int64)
-    val = np.empty(count[n])
-    fill = count[:n].copy()
-    for i in range(n):
-        for j in range(n):
-            if rows[i, j] != 0.0 and can_end[i] and can_end[j]:
-                src[fill[j]], val[fill[j]] = i, rows[i, j]
-                fill[j] += 1
-    y = np.zeros(n)
-    converged = False
-    for _ in range(400):
-        change = 0.0
-        for k in range(n):
-            j = sweep_order[k]
-            if not can_end[j]:
-                continue
-            v = inflow[j]
-            for e in range(count[j], count[j + 1]):
-                v += y[src[e]] * val[e]
-            change = max(change, abs(v - y[j]))
-            y[j] = v
-        if change <= 1e-15 * max(1.0, y.max()):
-            converged = True
-            break
-    if not converged:
-        keep = np.flatnonzero(can_end)
-        system = np.eye(keep.size)
-        rhs = np.empty(keep.size)
-        for i in range(keep.size):
-            rhs[i] = inflow[keep[i]]
-            for j in range(keep.size):
-                system[j, i] -= rows[keep[i], keep[j]]
-        sol = np.linalg.solve(system, rhs)
-        for i in range(keep.size):
-            y[keep[i]] = sol[i]
-    into_stuck = 0.0
-    for b in range(n):
-        if not can_end[b]:
-            into_stuck += inflow[b]
-            for i in range(n):
-                if can_end[i]:
-                    into_stuck += y[i] * rows[i, b]
-    return y, into_stuck
+    return stopped
 
 
 @njit(cache=True, nogil=True)
 def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, hits: np.ndarray, hp: np.ndarray,
-           na: int, nb: int, prune: float, tol: float, work: float, max_rounds: int, cap: int, cap_edges: int):
+           na: int, nb: int, prune: float, tol: float, work: float, max_rounds: int, cap: int, cap_edges: int,
+           tol_block: float, max_sweeps: int, skip: float, sweep_floor: float):
     """The duel from two unhurt fighters with no carry, block of conditions by block of conditions.
 
     Conditions only worsen, so the blocks are solved in order: a block's states are found from what flows in
-    (following only states that may carry ``prune`` of probability), its between-round states' visits solve a
-    small linear system (rounds that change nothing loop back), and one pass in order sends the rest on.
-    Then the rounds are iterated over the same states (up to the ``work`` budget) for their distribution.
+    (following only states that may carry ``prune`` of probability), its rounds are iterated with all of its
+    inflow at once until what is left of the rounds that change nothing is below ``tol_block`` of that inflow
+    (that rest is truncation; if ``max_sweeps`` rounds do not get there, it is stuck: a stalemate), and one
+    pass sends everything that leaves the block on, from each
+    state's total visits.  Then the rounds are iterated over the same states for their distribution.
 
     Returns (status: 0 fine, 1 the store is full; end codes, their probabilities, mass lost, P(stalemate),
-    expected rounds of the fights that end, states expanded, P(first out in round t), whether rounds were cut).
+    expected rounds, states expanded, P(first out in round t), whether rounds were cut).
     """
     s_key, s_kind, s_prio = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int8), np.empty(cap, dtype=np.int64)
     s_block, s_start, s_len = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
@@ -981,7 +920,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                         s_flag[t] = 1
                         size = _heap_push(heap, size, t, s_prio)
         # 2. the block's order: its followed states by priority (the between-round ones first), and the ways
-        # that stay in the block: to a later state of the round (w_*) or to the next round (r_*)
+        # that stay in the block (to a later state of the round, or to the next round: w_next)
         m_local = 0
         s = head[c]
         while s >= 0:
@@ -1002,13 +941,18 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             if s_kind[s] == K_BETWEEN:
                 n_between += 1
         w_start = np.zeros(m_local + 1, dtype=np.int64)
+        w_lost = np.zeros(m_local)
         n_w = 0
         for i in range(m_local):
             s = members[i]
+            w_lost[i] = v_lost[s]
             for e in range(s_start[s], s_start[s] + s_len[s]):
                 t = e_tgt[e]
-                if s_block[t] == c and s_kind[t] != K_END and s_loc[t] >= 0:
-                    n_w += 1
+                if s_block[t] == c and s_kind[t] != K_END:
+                    if s_loc[t] >= 0:
+                        n_w += 1
+                    else:
+                        w_lost[i] += e_p[e]
             w_start[i + 1] = n_w
         w_tgt = np.empty(n_w, dtype=np.int64)
         w_p = np.empty(n_w)
@@ -1021,55 +965,54 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                 if s_block[t] == c and s_kind[t] != K_END and s_loc[t] >= 0:
                     w_tgt[j], w_p[j], w_next[j] = s_loc[t], e_p[e], s_kind[t] == K_BETWEEN
                     j += 1
-        # 3. one round from each between-round state (and from what flowed in), without leaving the block
-        rows = np.zeros((n_between + 1, n_between))
-        for b in range(n_between + 1):
-            if b < n_between:
-                for w in range(w_start[b], w_start[b + 1]):
-                    _mark(lm, bits, w_tgt[w], w_p[w])
-            else:
-                for i in range(n_between, m_local):
-                    if v_in[members[i]] > 0.0:
-                        _mark(lm, bits, i, v_in[members[i]])
-            _sweep(lm, bits, n_between, m_local, w_start, w_tgt, w_p, w_next, rows[b])
-        # 4. visits of the between-round states: y = inflow (I - M)^-1, rounds that cannot end set apart
-        y, into_stuck = _between_visits(rows, members, s_key, v_in, pr, na, nb)
-        stuck += into_stuck
-        # 5. one pass in order: the block's visits send everything else on
-        for b in range(n_between):
-            rounds_acc += y[b]
-            kept = 0.0
-            for w in range(w_start[b], w_start[b + 1]):
-                lm[w_tgt[w]] += y[b] * w_p[w]
-                kept += w_p[w]
-            lost += y[b] * (1.0 - kept)
+        # 3. the block's rounds, all of its inflow at once, until the rounds that change nothing die out
+        visits = np.zeros(m_local)
+        now = np.zeros(n_between)
+        later = np.zeros(n_between)
+        inflow = 0.0
         s = head[c]
         while s >= 0:
-            if s_kind[s] == K_MID:
-                if s_loc[s] >= 0:
-                    lm[s_loc[s]] += v_in[s]
-                else:
+            if v_in[s] > 0.0:
+                if s_loc[s] < 0:
                     lost += v_in[s]
+                elif s_kind[s] == K_BETWEEN:
+                    now[s_loc[s]] += v_in[s]
+                else:
+                    _mark(lm, bits, s_loc[s], v_in[s])
+                inflow += v_in[s]
             s = s_next[s]
+        done = False
+        for _ in range(max_sweeps):
+            for b in range(n_between):
+                if now[b] > 0.0:
+                    visits[b] += now[b]
+                    rounds_acc += now[b]
+                    for w in range(w_start[b], w_start[b + 1]):
+                        _mark(lm, bits, w_tgt[w], now[b] * w_p[w])
+            lost += _sweep(lm, bits, m_local, w_start, w_tgt, w_p, w_next, visits, later, sweep_floor * inflow)
+            going = later.sum()
+            now, later = later, now
+            later[:] = 0.0
+            if going <= tol_block * inflow:
+                done = True
+                break
+        if done:
+            lost += now.sum()
+        else:
+            stuck += now.sum()
+        # 4. everything that leaves the block, sent on once from the total visits
         for i in range(n_between, m_local):
             s = members[i]
             order[n_order] = s
             n_order += 1
-            m = lm[i]
+            m = visits[i]
             if m == 0.0:
                 continue
-            lm[i] = 0.0
-            lost += m * v_lost[s]
+            lost += m * w_lost[i]
             for e in range(s_start[s], s_start[s] + s_len[s]):
                 t = e_tgt[e]
-                q = m * e_p[e]
                 if s_block[t] != c or s_kind[t] == K_END:
-                    v_in[t] += q
-                elif s_kind[t] == K_MID:
-                    if s_loc[t] >= 0:
-                        lm[s_loc[t]] += q
-                    else:
-                        lost += q
+                    v_in[t] += m * e_p[e]
     n_end = 0
     for i in range(n):
         if s_kind[i] == K_END and v_in[i] > 0.0:
@@ -1083,7 +1026,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             codes[j], probs[j] = ia * nb + ib, v_in[i]
             j += 1
     rounds, cut = _rounds(s_kind, s_start, s_len, e_tgt, e_p, order, n_order, s0, n, probs.sum(), tol, work,
-                          max_rounds)
+                          max_rounds, skip)
     expanded = 0
     for i in range(n):
         expanded += s_start[i] >= 0
@@ -1093,10 +1036,11 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
 @njit(cache=True, nogil=True)
 def _rounds(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray,
             order: np.ndarray, n_order: int, s0: int, n: int,
-            p_end: float, tol: float, work: float, max_rounds: int) -> tuple[np.ndarray, bool]:
+            p_end: float, tol: float, work: float, max_rounds: int, skip: float) -> tuple[np.ndarray, bool]:
     """P(first out in round t): the rounds iterated over the followed states until the fights still going weigh
-    less than ``tol``, or ``work`` edge visits are spent once 99% of the fights that end have ended (then the
-    distribution is cut: the rest is ``rounds_tail``)."""
+    less than ``tol``, or ``work`` edge visits are spent once 99.9% of the fights that end have ended (then the
+    distribution is cut); a state holding less than ``skip`` of the fights still going is not followed.  What
+    the distribution misses of the fights that end is ``rounds_tail``."""
     mass = np.zeros(n)
     between = np.empty(n, dtype=np.int64)
     flag = np.zeros(n, dtype=np.int8)
@@ -1109,7 +1053,7 @@ def _rounds(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: n
     alive = 1.0
     ended = 0.0
     while alive >= tol and t < max_rounds:
-        if visits > work and ended >= 0.99 * p_end:
+        if visits > work and ended >= 0.999 * p_end:
             return out[:t], True
         if t == out.size:
             grown = np.zeros(2 * out.size)
@@ -1124,12 +1068,15 @@ def _rounds(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: n
                 mass[e_tgt[s_start[s]]] += m
         n_between = 0
         absorbed = 0.0
+        floor = skip * alive
         for i in range(n_order):
             s = order[i]
             m = mass[s]
             if m == 0.0:
                 continue
             mass[s] = 0.0
+            if m < floor:
+                continue
             visits += s_len[s]
             for e in range(s_start[s], s_start[s] + s_len[s]):
                 target = e_tgt[e]
