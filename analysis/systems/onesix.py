@@ -368,10 +368,7 @@ def _next(rules: Rules, f: Fighter, label: Any, levels: np.ndarray, cls: np.ndar
 @lru_cache(maxsize=16384)
 def _outcomes(rules: Rules, att: Fighter, dfn: Fighter, att_penalty: int, def_penalty: int, wear: int,
               parry: bool) -> tuple[float, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(P(miss), P(parried), then per distinct hit: levels, class, wear step, probability).
-
-    Levels past the deadly level are merged: they all end in the same condition.
-    """
+    """(P(miss), P(parried), then per distinct hit: levels, class, wear step, probability)."""
     k = two_k(rules)
     v, p = k.support, k.p
     thr = rules.success_threshold
@@ -391,7 +388,6 @@ def _outcomes(rules: Rules, att: Fighter, dfn: Fighter, att_penalty: int, def_pe
         hit_p, excess = p[ok] * below, rt_a[ok] - thr
         p_def = float((p[ok] * (1.0 - below)).sum())
     levels, cls, step = hit_effect(rules, att, dfn, att.weapon_ps + excess, wear)
-    levels = np.minimum(levels, rules.death + rules.shock_cap + 1)
     span_step = max(rules.wear_step, rules.wear_double_step) + 1
     key = (levels * 2 + cls) * span_step + step
     uniq, inverse = np.unique(key, return_inverse=True)

@@ -244,7 +244,10 @@ def pack_fighter(rules: six.Rules, f: six.Fighter) -> np.ndarray:
 
 
 def _side_table(rules: six.Rules, att: six.Fighter, dfn: six.Fighter) -> tuple[np.ndarray, ...]:
+    """One side's attack tables; levels past the deadly level are merged (they all end the same way)."""
     t = rules.track_length + 1
+    top = rules.death + rules.shock_cap + 1
+    span = max(rules.wear_step, rules.wear_double_step) + 1
     n_wear = six.max_wear(rules, dfn) + 1
     stay, start, parts = [], [0], []
     for c in range(t):
@@ -255,8 +258,11 @@ def _side_table(rules: six.Rules, att: six.Fighter, dfn: six.Fighter) -> tuple[n
                                                                         parry and dfn.parries())
                     idle = (levels == 0) & (step == 0)
                     stay.append(p_miss + p_def + float(p[idle].sum()))
-                    parts.append((levels[~idle], cls[~idle], step[~idle], p[~idle]))
-                    start.append(start[-1] + int((~idle).sum()))
+                    key = (np.minimum(levels[~idle], top) * 2 + cls[~idle]) * span + step[~idle]
+                    uniq, inverse = np.unique(key, return_inverse=True)
+                    parts.append((uniq // (2 * span), (uniq // span) % 2, uniq % span,
+                                  np.bincount(inverse, weights=p[~idle], minlength=uniq.size)))
+                    start.append(start[-1] + uniq.size)
     hits = np.stack([np.concatenate([part[j] for part in parts]) for j in range(3)]).astype(np.int64)
     return np.array(stay), np.array(start, dtype=np.int64), hits, np.concatenate([part[3] for part in parts])
 
