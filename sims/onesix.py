@@ -68,18 +68,20 @@ def pack_fighters(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fig
 
 @njit(cache=True, nogil=True)
 def _die(first: bool, ones: int, depth: int, rng: np.random.Generator) -> int:
-    """One die under the rule of 1 and 6 (a first die's 1 adds 0, an extra die's ``ones``): its value with the
-    extra dice its sixes call, at most ``depth`` of them (``depth`` < 0: no limit)."""
+    """One die under the rule of 1 and 6 with the extra dice its sixes call, at most ``depth`` of them (``depth`` < 0:
+    no limit): a first die's 1 adds 0, an extra die's ``ones``."""
     total = 0
-    extra = 0
+    extra = not first
+    left = depth
     while True:
         face = int(rng.random() * 6.0) + 1
         if face != 6:
             return total + (face if face > 1 else (ones if extra else 0))
         total += 6
-        if 0 <= depth <= extra:
+        if left == 0:
             return total
-        extra += 1
+        left -= 1
+        extra = True
 
 
 @njit(cache=True, nogil=True)
