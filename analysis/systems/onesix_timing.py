@@ -51,13 +51,13 @@ ROUNDS_TOL = 1e-12
 WORK = 1e7
 """... or, once 99.9% of the fights that end have ended, this many edge visits are spent (the rest is
 ``rounds_tail``; the mean rounds is exact either way)."""
-BLOCK_TOL = 1e-17
+BLOCK_TOL = 1e-14
 """A block's rounds are iterated until what keeps looping in it is below this share of what flowed in..."""
 SWEEPS = 200_000
 """... or this many rounds are spent (what is left then never ends: a stalemate)."""
-SWEEP_FLOOR = 1e-19
+SWEEP_FLOOR = 1e-16
 """Inside a block's rounds, a visit holding less than this share of the block's inflow goes no further (lost)."""
-ROUNDS_SKIP = 1e-12
+ROUNDS_SKIP = 1e-10
 """The rounds distribution does not follow a state holding less than this share of the fights still going."""
 CAPACITY = 1 << 19
 """States the solver first makes room for (doubled as often as needed)."""
@@ -757,34 +757,37 @@ def _state(key: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, 
 
 
 @njit(cache=True, nogil=True)
-def _heap_push(heap: np.ndarray, size: int, item: int, s_prio: np.ndarray) -> int:
+def _heap_push(heap: np.ndarray, keys: np.ndarray, size: int, item: int, key: int) -> int:
+    """Push ``item`` with priority ``key`` on a binary min-heap (the priorities kept beside the items)."""
     i = size
-    heap[i] = item
     while i > 0:
         parent = (i - 1) // 2
-        if s_prio[heap[parent]] <= s_prio[heap[i]]:
+        if keys[parent] <= key:
             break
-        heap[parent], heap[i] = heap[i], heap[parent]
+        heap[i], keys[i] = heap[parent], keys[parent]
         i = parent
+    heap[i], keys[i] = item, key
     return size + 1
 
 
 @njit(cache=True, nogil=True)
-def _heap_pop(heap: np.ndarray, size: int, s_prio: np.ndarray) -> int:
+def _heap_pop(heap: np.ndarray, keys: np.ndarray, size: int) -> int:
+    """Pop the item of least priority (the heap then holds ``size - 1`` items)."""
     top = heap[0]
     size -= 1
-    heap[0] = heap[size]
+    item, key = heap[size], keys[size]
     i = 0
     while True:
-        left, right, small = 2 * i + 1, 2 * i + 2, i
-        if left < size and s_prio[heap[left]] < s_prio[heap[small]]:
-            small = left
-        if right < size and s_prio[heap[right]] < s_prio[heap[small]]:
-            small = right
-        if small == i:
+        child = 2 * i + 1
+        if child >= size:
             break
-        heap[small], heap[i] = heap[i], heap[small]
-        i = small
+        if child + 1 < size and keys[child + 1] < keys[child]:
+            child += 1
+        if keys[child] >= key:
+            break
+        heap[i], keys[i] = heap[child], keys[child]
+        i = child
+    heap[i], keys[i] = item, key
     return top
 
 
@@ -859,6 +862,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     e_p = np.empty(cap_edges)
     head = np.full(na * nb, -1, dtype=np.int64)
     heap = np.empty(cap, dtype=np.int64)
+    heap_keys = np.empty(cap, dtype=np.int64)
     bk = np.empty(8192, dtype=np.int64)
     bp = np.empty(8192)
     order = np.empty(cap, dtype=np.int64)
@@ -891,10 +895,10 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             if v_in[s] > 0.0:
                 v_bound[s] = v_in[s] if s_kind[s] == K_MID else max(v_in[s], 1.0)
                 s_flag[s] = 1
-                size = _heap_push(heap, size, s, s_prio)
+                size = _heap_push(heap, heap_keys, size, s, s_prio[s])
             s = s_next[s]
         while size > 0:
-            s = _heap_pop(heap, size, s_prio)
+            s = _heap_pop(heap, heap_keys, size)
             size -= 1
             s_flag[s] = 0
             if v_bound[s] < prune:
@@ -924,24 +928,30 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                     v_bound[t] = bound
                     if not s_flag[t]:
                         s_flag[t] = 1
-                        size = _heap_push(heap, size, t, s_prio)
+                        size = _heap_push(heap, heap_keys, size, t, s_prio[t])
         # 2. the block's order: its followed states by priority (the between-round ones first), and the ways
         # that stay in the block (to a later state of the round, or to the next round: w_next)
-        m_local = 0
+        m_all = 0
         s = head[c]
         while s >= 0:
-            if s_start[s] >= 0:
-                local[m_local] = s
-                m_local += 1
+            local[m_all] = s
+            m_all += 1
             s = s_next[s]
+        m_local = 0
+        for i in range(m_all):
+            m_local += s_start[local[i]] >= 0
+        expanded = np.empty(m_local, dtype=np.int64)
         prios = np.empty(m_local, dtype=np.int64)
-        for i in range(m_local):
-            prios[i] = s_prio[local[i]]
+        j = 0
+        for i in range(m_all):
+            if s_start[local[i]] >= 0:
+                expanded[j], prios[j] = local[i], s_prio[local[i]]
+                j += 1
         rank = np.argsort(prios, kind="mergesort")
         members = np.empty(m_local, dtype=np.int64)
         n_between = 0
         for i in range(m_local):
-            s = local[rank[i]]
+            s = expanded[rank[i]]
             members[i] = s
             s_loc[s] = i
             if s_kind[s] == K_BETWEEN:
@@ -976,8 +986,8 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
         now = np.zeros(n_between)
         later = np.zeros(n_between)
         inflow = 0.0
-        s = head[c]
-        while s >= 0:
+        for i in range(m_all):
+            s = local[i]
             if v_in[s] > 0.0:
                 if s_loc[s] < 0:
                     lost += v_in[s]
@@ -986,7 +996,6 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                 else:
                     _mark(lm, bits, s_loc[s], v_in[s])
                 inflow += v_in[s]
-            s = s_next[s]
         done = False
         for _ in range(max_sweeps):
             for b in range(n_between):
