@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+import numpy as np
+
 from . import budget as cost
 from .combat import describe_fighter
 from .fighters import archetype, archetypes
@@ -63,7 +65,7 @@ MAX_SETTINGS = 20_000
 """The largest design grid accepted (its time is estimated, and refused past the budget, before it starts)."""
 MIN_JOBS_PER_WORKER = 8
 ESTIMATE_SAMPLE = 256
-"""A larger grid's time is estimated from this many settings spread over it, and its corners."""
+"""A larger grid's time is estimated from this many of its settings, drawn at random (with a fixed seed)."""
 
 
 # ----------------------------------------------------------------- helpers
@@ -400,8 +402,11 @@ def _workers(workers: int | None, jobs: int) -> int:
 def estimate_seconds(system: System, jobs: Sequence[tuple[Any, Any, Any]], max_memory: float | None = None) -> float:
     """The one-process time of the duels ``jobs`` (from :data:`ESTIMATE_SAMPLE` of them spread over the list when
     there are more); a duel past the memory ceiling counts nothing: it will be skipped."""
-    step = max(1, math.ceil(len(jobs) / ESTIMATE_SAMPLE))
-    sample = list(jobs[::step]) + ([jobs[-1]] if (len(jobs) - 1) % step else [])
+    if len(jobs) <= ESTIMATE_SAMPLE:
+        sample = list(jobs)
+    else:  # a fixed random sample: an even stride could fall in step with the grid
+        picks = np.random.default_rng(0).choice(len(jobs), ESTIMATE_SAMPLE, replace=False)
+        sample = [jobs[i] for i in sorted(picks)]
     limit = cost.max_memory(max_memory)
     admitted = [job for job in sample if cost.duel_bytes(system, *job) <= limit]
     return cost.duels_seconds(system, admitted) * len(jobs) / max(1, len(sample))

@@ -44,8 +44,9 @@ from analysis.pool import check_workers, cores
 
 CHUNK = 1 << 16
 MAX_N = 10**10
-IN_FLIGHT = 2
-"""Chunks queued per thread: enough to keep every thread busy, few enough that memory stays flat."""
+IN_FLIGHT = 4
+"""Chunks submitted and not yet added up, per thread: enough to keep every thread busy, few enough that memory
+stays flat (a slow chunk holds back at most this many finished ones)."""
 SPAWN_BATCH = 1024
 """Child streams made at a time (a billion trials need 15,000 of them; they are made as the run reaches them)."""
 Seed = int | np.random.SeedSequence | np.random.Generator | None
@@ -175,7 +176,8 @@ def run_chunks(call: Call, n: int, seed: Seed = None, workers: int | None = None
     with _ctrl_c() as stop, ThreadPoolExecutor(max_workers=min(workers, count)) as pool:
         try:
             while True:
-                while not stop.is_set() and len(running) < IN_FLIGHT * workers and (item := next(streams, None)):
+                while not stop.is_set() and submitted - next_index < IN_FLIGHT * workers \
+                        and (item := next(streams, None)):
                     running[pool.submit(call, *item)] = (submitted, item[0])
                     submitted += 1
                 if not running:
