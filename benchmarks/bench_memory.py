@@ -173,7 +173,7 @@ MILLION = """
 kind = "check"
 
 [systems.kurs]
-variants = { luck_tokens = {{ from = 0, to = 9 }} }
+variants = {{ luck_tokens = {{ from = 0, to = 9 }} }}
 check = {{ skill = {{ from = -49, to = 50 }}, difficulty = {{ from = -49, to = 50 }}, mod = {{ from = 0, to = {mods} }} }}
 """
 

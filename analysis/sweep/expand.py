@@ -116,10 +116,13 @@ class Sweep:
                 yield index, grid, head_key, parts
                 index += 1
 
+    def _id(self, index: int) -> str:
+        return f"{int(self.ids[index]):016x}"
+
     def cases(self) -> Iterator[Case]:
         """Every case in order."""
-        for index, grid, head_key, parts in self._walk():
-            yield _case(index, grid, head_key, parts)
+        for index, grid, _, (r, c, a, b, o) in self._walk():
+            yield Case(index, self._id(index), grid.system, r.value, c.value, a.value, b.value, o.value)
 
     def first_cases(self) -> list[Case]:
         """The first case of each block."""
@@ -132,8 +135,8 @@ class Sweep:
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every case's input columns in order: ``case``, ``case_id``, the head, ``variant_*``, ``check_*``,
         ``a_*``, ``b_*``, ``option_*``."""
-        for index, grid, head_key, parts in self._walk():
-            row: dict[str, Any] = {"case": index, "case_id": case_id(head_key, parts), **grid.head}
+        for index, grid, _, parts in self._walk():
+            row: dict[str, Any] = {"case": index, "case_id": self._id(index), **grid.head}
             for part in parts:
                 row.update(part.columns)
             yield row

@@ -35,16 +35,30 @@ def outputs(result: Mapping[str, Any]) -> dict[str, Any]:
     {'p': 0.5, 'ci_p_low': 0.4, 'ci_p_high': 0.6, 'distribution': '{"1": 0.5}', 'm': None}
     """
     out: dict[str, Any] = {}
-    for name, value in strict(dict(result)).items():
+    for name, value in result.items():
         if name in ECHOED:
             continue
-        if name.startswith("ci_") and isinstance(value, list) and len(value) == 2:
-            out[f"{name}_low"], out[f"{name}_high"] = value
-        elif isinstance(value, (dict, list)):
-            out[name] = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        if name.startswith("ci_") and isinstance(value, (list, tuple)) and len(value) == 2:
+            out[f"{name}_low"], out[f"{name}_high"] = strict(list(value))
+        elif isinstance(value, (dict, list, tuple)):
+            out[name] = _json_text(value)
         else:
-            out[name] = value
+            out[name] = strict(value)
     return out
+
+
+def _json_text(value: Any) -> str:
+    """Strict JSON text of a nested value (NaN and infinities as ``null``), quick when there are none."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_plain)
+    except ValueError:
+        return json.dumps(strict(value), ensure_ascii=False, allow_nan=False, default=_plain)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 def case_seed(seed: int, case_id: str) -> np.random.SeedSequence:
