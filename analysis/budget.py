@@ -144,9 +144,11 @@ def largest(system: System, jobs: Sequence[tuple[Any, Any, Any]]) -> tuple[Any, 
 def human(seconds: float) -> str:
     """A duration as a designer reads it.
 
-    >>> human(42), human(5400), human(9000)
-    ('42 s', '90 min', '2.5 h')
+    >>> human(0.25), human(42), human(5400), human(9000)
+    ('0.2 s', '42 s', '90 min', '2.5 h')
     """
+    if seconds < 10:
+        return f"{seconds:.1f} s"
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 7200:

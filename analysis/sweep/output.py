@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Iterator, Mapping, Sequence
 
 from ..params import Choice, DicelabError
+from .work import batches
 
 FORMATS = ("parquet", "csv")
 ROW_GROUP = 16_384
@@ -83,17 +84,6 @@ def write_rows(out: str | os.PathLike[str], fmt: str, names: Sequence[str], kind
         raise DicelabError(f"out = {str(out)!r} cannot be written: {err}") from None
 
 
-def _chunks(rows: Iterator[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:
-    chunk: list[Mapping[str, Any]] = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) == ROW_GROUP:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 def _parquet(fh: IO[bytes], names: Sequence[str], kinds: Mapping[str, str], rows: Iterator[Mapping[str, Any]]) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -102,7 +92,7 @@ def _parquet(fh: IO[bytes], names: Sequence[str], kinds: Mapping[str, str], rows
     schema = pa.schema([(name, types[kinds[name]]) for name in names])
     count = 0
     with pq.ParquetWriter(fh, schema) as writer:
-        for chunk in _chunks(rows):
+        for chunk in batches(rows, ROW_GROUP):
             data = {name: [_cell(row.get(name), kinds[name]) for row in chunk] for name in names}
             writer.write_table(pa.Table.from_pydict(data, schema=schema))
             count += len(chunk)
@@ -116,7 +106,7 @@ def _csv(fh: IO[bytes], names: Sequence[str], kinds: Mapping[str, str], rows: It
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(names)
     count = 0
-    for chunk in _chunks(rows):
+    for chunk in batches(rows, ROW_GROUP):
         writer.writerows([_text(_cell(row.get(name), kinds[name])) for name in names] for row in chunk)
         count += len(chunk)
     text.flush()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -20,6 +20,9 @@ BATCH = {"check": 256, "exchange": 64, "duel": 4}
 ECHOED = frozenset({"system", "model", "method", "variants", "params", "a", "b", "attacker", "defender", "options",
                     "n", "seed"})
 """Keys of a result's ``to_dict()`` that echo the inputs: the case's own input columns hold them."""
+
+
+T = TypeVar("T")
 
 
 class CaseFailed(DicelabError):
@@ -122,11 +125,15 @@ def batch_size(count: int, method: Method, slots: int) -> int:
     return max(1, min(cap, math.ceil(count / (8 * slots))))
 
 
-def batches(cases: Iterable[Case], size: int) -> Iterator[list[Case]]:
-    """Cases cut into batches of ``size``, lazily."""
-    batch: list[Case] = []
-    for case in cases:
-        batch.append(case)
+def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Items (cases, table rows) cut into lists of ``size``, lazily.
+
+    >>> list(batches(range(5), 2))
+    [[0, 1], [2, 3], [4]]
+    """
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
         if len(batch) == size:
             yield batch
             batch = []
