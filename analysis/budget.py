@@ -51,13 +51,14 @@ class Cost:
 
 
 COSTS = {
-    "tristat": Cost(bytes_per_state=3710.0, seconds_per_state=5.6e-05, seconds_per_duel=0.001),
-    "onesix": Cost(bytes_per_state=2150.0, seconds_per_state=4.4e-05, seconds_per_duel=0.001),
-    "tun": Cost(bytes_per_state=12580.0, seconds_per_state=0.00025, seconds_per_duel=0.001),
-    "kurs": Cost(bytes_per_state=2120.0, seconds_per_state=7.1e-05, seconds_per_duel=0.001),
+    "tristat": Cost(bytes_per_state=3680.0, seconds_per_state=2.1e-05, seconds_per_duel=0.001),
+    "onesix": Cost(bytes_per_state=2260.0, seconds_per_state=1.5e-05, seconds_per_duel=0.001),
+    "tun": Cost(bytes_per_state=12680.0, seconds_per_state=4.2e-05, seconds_per_duel=0.001),
+    "kurs": Cost(bytes_per_state=2120.0, seconds_per_state=1.6e-05, seconds_per_duel=0.001),
 }
 """Calibrated on the lab's 2-core machine by ``python benchmarks/bench_memory.py calibrate`` (a line above every
-measured duel: the steepest rise between neighbouring sizes); the states are those :func:`duel_states` counts."""
+measured duel: the steepest rise between neighbouring sizes; CPU seconds, so a busy machine does not inflate
+them); the states are those :func:`duel_states` counts."""
 DEFAULT_COST = Cost(*(max(getattr(c, f) for c in COSTS.values()) for f in ("bytes_per_state", "seconds_per_state",
                                                                           "seconds_per_duel")))
 """A system not calibrated yet: the dearest rates measured."""

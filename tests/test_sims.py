@@ -291,3 +291,11 @@ def test_a_fight_that_never_ends_says_so(capsys):
     data = strict_json(capsys.readouterr().out)
     assert data["never_ends"] is True and data["mean_rounds"] is None and data["median_rounds"] is None
     assert data["p_unfinished"] == 1.0 and data["rounds_note"].startswith("this fight never ends")
+
+
+def test_an_option_given_twice_is_refused_with_both_values(capsys):
+    argv = ["sim", "onesix", "--a", "daisy", "--b", "poacher", "--n", "1000", "--option", "stopping_effect=true",
+            "--option", "stopping_effect=false"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "stopping_effect is given twice ('true' and 'false')" in err
