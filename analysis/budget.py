@@ -145,11 +145,11 @@ def largest(system: System, jobs: Sequence[tuple[Any, Any, Any]]) -> tuple[Any, 
 def human(seconds: float) -> str:
     """A duration as a designer reads it.
 
-    >>> human(0.25), human(42), human(5400), human(9000)
-    ('0.2 s', '42 s', '90 min', '2.5 h')
+    >>> human(0.01), human(2.46), human(42), human(5400), human(9000)
+    ('0.01 s', '2.5 s', '42 s', '90 min', '2.5 h')
     """
     if seconds < 10:
-        return f"{seconds:.1f} s"
+        return f"{seconds:.2g} s"
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 7200:

@@ -425,8 +425,8 @@ def test_a_search_past_the_budget_is_refused_before_it_starts(monkeypatch):
     a = load_fighter(tri, "veteran")
     calls = []
     monkeypatch.setattr(balance, "_solve_one", lambda *args: calls.append(args))
-    with pytest.raises(DicelabError, match=r"design: about \d+ s of exact duels \(estimated\); allowed: at most "
-                                           r"0 s; --budget \d+ allows it"):
+    with pytest.raises(DicelabError, match=r"design: about [\d.]+ s of exact duels \(estimated\); allowed: at most "
+                                           r"0.01 s; --budget \d+ allows it"):
         design(tri, tri.rules(), a, a, "weapon_damage=0..40", rounds=3, lethality=0.1, workers=1, budget=0.01)
     assert calls == []
     with pytest.raises(ParamError, match="budget = inf"):
