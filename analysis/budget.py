@@ -4,7 +4,7 @@ chain is built, and the guards that refuse what is past a budget.
 An exact duel's size is its chain's states: the system's own estimate
 (``System.duel_states``), or the product of the two fighters' track lengths
 when the system has none.  Memory and time grow with it at a rate measured
-per system by ``benchmarks/bench_memory.py --calibrate`` (:data:`COSTS`).
+per system by ``benchmarks/bench_memory.py calibrate`` (:data:`COSTS`).
 
 Limits: a duel's peak memory at most :data:`MAX_MEMORY_GB` (the environment
 variable ``DICELAB_MAX_MEMORY`` or an option such as ``--max-memory`` raises
@@ -28,6 +28,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+import numpy as np
+
 from .params import DicelabError, ParamError
 from .system import System
 
@@ -37,36 +39,63 @@ MAX_MEMORY_GB = 1.0
 MEMORY_ENV = "DICELAB_MAX_MEMORY"
 BUDGET_SECONDS = 60.0
 """The default ceiling on the estimated time of a balance tool's duels (design, variants, equiv over fights)."""
-BASE_BYTES = 70 * (1 << 20)
-"""A process that has solved one small duel (Python, numpy, scipy and the library)."""
+MARGIN = 1.05
+"""Estimates are raised by this factor over the measured duels (their peaks vary a little from run to run)."""
+MB = 1 << 20
 
 
 @dataclass(frozen=True)
 class Cost:
-    """What one chain state costs a system's exact duel: peak bytes, and seconds (plus a fixed cost per duel)."""
+    """A system's measured exact duels: ``(chain states, peak MB of the process, CPU seconds)``, smallest first.
 
-    bytes_per_state: float
-    seconds_per_state: float
-    seconds_per_duel: float
+    A duel's cost is interpolated between them; below the smallest, memory is
+    the smallest's and time shrinks in proportion; past the largest, both grow
+    along the steepest rise measured, so a larger duel is never underestimated.
+
+    >>> c = Cost(((1000, 70.0, 0.01), (11000, 170.0, 0.11)))
+    >>> [round(v / MARGIN, 6) for v in (c.bytes(6000) / MB, c.seconds(21000), c.seconds(500), c.bytes(500) / MB)]
+    [120.0, 0.21, 0.005, 70.0]
+    """
+
+    points: tuple[tuple[int, float, float], ...]
+
+    def bytes(self, states: int) -> float:
+        """The estimated peak memory (bytes) of a duel of ``states`` chain states."""
+        return MARGIN * MB * _along([(x, mb) for x, mb, _ in self.points], states, flat_below=True)
+
+    def seconds(self, states: int) -> float:
+        """The estimated CPU seconds of a duel of ``states`` chain states."""
+        return MARGIN * _along([(x, t) for x, _, t in self.points], states, flat_below=False)
+
+
+def _along(points: list[tuple[int, float]], x: float, flat_below: bool) -> float:
+    """``y`` at ``x`` on the measured ``points``: interpolated, flat or proportional below, extrapolated along the
+    steepest rise above."""
+    (x0, y0), (xn, yn) = points[0], points[-1]
+    if x <= x0:
+        return y0 if flat_below else y0 * x / x0
+    if x >= xn:
+        rise = max([(y2 - y1) / (x2 - x1) for (x1, y1), (x2, y2) in zip(points, points[1:])] + [yn / xn])
+        return yn + rise * (x - xn)
+    return float(np.interp(x, [p[0] for p in points], [p[1] for p in points]))
 
 
 COSTS = {
-    "tristat": Cost(bytes_per_state=3680.0, seconds_per_state=2.1e-05, seconds_per_duel=0.001),
-    "onesix": Cost(bytes_per_state=2260.0, seconds_per_state=1.5e-05, seconds_per_duel=0.001),
-    "tun": Cost(bytes_per_state=12680.0, seconds_per_state=4.2e-05, seconds_per_duel=0.001),
-    "kurs": Cost(bytes_per_state=2120.0, seconds_per_state=1.6e-05, seconds_per_duel=0.001),
+    "tristat": Cost(((1849, 67, 0.023), (10609, 98, 0.079), (41209, 204, 0.594), (91809, 367, 1.64))),
+    "onesix": Cost(((22500, 98, 0.127), (88209, 227, 0.615), (293764, 640, 3.178), (619369, 1341, 7.904))),
+    "tun": Cost(((1444, 62, 0.010), (2500, 65, 0.044), (3844, 73, 0.070), (5476, 92, 0.139))),
+    "kurs": Cost(((3844, 67, 0.037), (33124, 106, 0.308), (131044, 255, 1.688), (438244, 877, 6.737))),
 }
-"""Calibrated on the lab's 2-core machine by ``python benchmarks/bench_memory.py calibrate`` (a line above every
-measured duel: the steepest rise between neighbouring sizes; CPU seconds, so a busy machine does not inflate
-them); the states are those :func:`duel_states` counts."""
-DEFAULT_COST = Cost(*(max(getattr(c, f) for c in COSTS.values()) for f in ("bytes_per_state", "seconds_per_state",
-                                                                          "seconds_per_duel")))
-"""A system not calibrated yet: the dearest rates measured."""
+"""Measured on the lab's 2-core machine by ``python benchmarks/bench_memory.py calibrate`` (CPU seconds, so a
+busy machine does not inflate them); the states are those :func:`duel_states` counts."""
 
 
-def cost(system: System) -> Cost:
-    """The calibrated rates of ``system`` (the dearest known for a new one)."""
-    return COSTS.get(system.id, DEFAULT_COST)
+def duel_cost(system: System, states: int, what: str) -> float:
+    """``bytes`` or ``seconds`` of a duel of ``states`` chain states of ``system`` (a system not measured yet: the
+    dearest of those measured)."""
+    if system.id in COSTS:
+        return getattr(COSTS[system.id], what)(states)
+    return max(getattr(c, what)(states) for c in COSTS.values())
 
 
 def duel_states(system: System, rules: Any, a: Any, b: Any) -> int:
@@ -83,7 +112,7 @@ def duel_states(system: System, rules: Any, a: Any, b: Any) -> int:
 
 def duel_bytes(system: System, rules: Any, a: Any, b: Any) -> float:
     """The estimated peak memory of the process solving this duel."""
-    return BASE_BYTES + cost(system).bytes_per_state * duel_states(system, rules, a, b)
+    return duel_cost(system, duel_states(system, rules, a, b), "bytes")
 
 
 def max_memory(limit_gb: float | None = None) -> float:
@@ -121,8 +150,7 @@ def check_duel(system: System, rules: Any, a: Any, b: Any, limit_gb: float | Non
 
 def duels_seconds(system: System, jobs: Iterable[tuple[Any, Any, Any]]) -> float:
     """The estimated one-process time of exact duels ``(rules, a, b)``."""
-    c = cost(system)
-    return sum(c.seconds_per_duel + c.seconds_per_state * duel_states(system, *job) for job in jobs)
+    return sum(duel_cost(system, duel_states(system, *job), "seconds") for job in jobs)
 
 
 def check_budget(what: str, seconds: float, workers: int, budget: float | None = None,

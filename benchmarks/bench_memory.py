@@ -8,7 +8,7 @@ has some (sampled by psutil every 0.1 s).
     python benchmarks/bench_memory.py mc          # sim-check at n = 1e7 and 4e8: RSS must be flat in n
     python benchmarks/bench_memory.py duels       # the largest archetype pairing of each system, the 2K armour-wear case
     python benchmarks/bench_memory.py sweep       # a one-million-case check sweep (must stay under 1 GB)
-    python benchmarks/bench_memory.py calibrate   # bytes and seconds per chain state, per system: paste into COSTS
+    python benchmarks/bench_memory.py calibrate   # peak MB and CPU seconds against chain states: paste into COSTS
 """
 
 from __future__ import annotations
@@ -147,28 +147,17 @@ LADDERS = {
 }
 
 
-def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
-    """(slope, intercept) of a line above every point: the steepest rise between neighbours, then the lowest
-    intercept that keeps every point under the line."""
-    points = sorted(points)
-    slope = max([(y2 - y1) / (x2 - x1) for (x1, y1), (x2, y2) in zip(points, points[1:]) if x2 > x1] + [0.0])
-    return slope, max(y - slope * x for x, y in points)
-
-
 def calibrate(ns: argparse.Namespace) -> None:
-    costs, bases = {}, []
+    costs = {}
     for sid, ladder in LADDERS.items():
         rows = [duel_row((sid, *case)) for case in ladder]
         for r in rows:
             print(f"  {sid} {r['a']} {r['variants']}: {r['estimate']:,} states, {r['peak_mb']:.0f} MB, "
-                  f"{r['seconds']:.3f} s", flush=True)
-        per_byte, base = fit([(r["estimate"], r["peak_mb"] * MB) for r in rows])
-        per_second, per_duel = fit([(r["estimate"], r["seconds"]) for r in rows])
-        bases.append(base)
-        costs[sid] = (round(per_byte, -1), float(f"{per_second:.2g}"), float(f"{max(per_duel, 1e-3):.2g}"))
-    print(f"\nBASE_BYTES = {round(max(bases) / MB) + 10} * (1 << 20)\nCOSTS = {{")
-    for sid, (b, s, d) in costs.items():
-        print(f'    "{sid}": Cost(bytes_per_state={b}, seconds_per_state={s:g}, seconds_per_duel={d:g}),')
+                  f"{r['seconds']:.3f} CPU s", flush=True)
+        costs[sid] = sorted((r["estimate"], round(r["peak_mb"]), float(f"{r['seconds']:.3g}")) for r in rows)
+    print("\nCOSTS = {")
+    for sid, points in costs.items():
+        print(f'    "{sid}": Cost({tuple(points)}),')
     print("}")
 
 

@@ -8,6 +8,7 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
+import numpy as np
 import pytest
 
 from analysis import balance, budget
@@ -413,8 +414,9 @@ def test_the_time_estimate_is_the_calibrated_rate_over_the_states():
     tri = get_system("tristat")
     a = load_fighter(tri, "veteran")
     jobs = [(tri.rules(), a.replace(weapon_damage=w), a.replace(body=b)) for w in range(5) for b in (3, 6)]
-    c = budget.cost(tri)
-    want = sum(c.seconds_per_duel + c.seconds_per_state * budget.duel_states(tri, *job) for job in jobs)
+    points = budget.COSTS["tristat"].points
+    want = sum(budget.MARGIN * float(np.interp(budget.duel_states(tri, *job), [p[0] for p in points],
+                                                [p[2] for p in points])) for job in jobs)
     assert balance.estimate_seconds(tri, jobs) == pytest.approx(want, rel=1e-12)
     many = jobs * 100  # past the sample: estimated from a random sample of the jobs
     assert balance.estimate_seconds(tri, many) == pytest.approx(100 * want, rel=0.1)
