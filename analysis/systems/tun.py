@@ -60,9 +60,10 @@ class Rules(DuelRules):
     where = "tun ruleset"
     success_rule: str = param("lt", Choice(("lt", "le")), "success iff roll < limit (the text), or <= (the seed's table)")
     crits: bool = param(False, Bool(), "optional critical rolls: minimum succeeds with an E bonus, maximum fails")
-    last_word: bool = param(True, Bool(), "a fighter put out before its turn still takes one action (+1 Body trauma)")
-    dying_last_word: bool = param(True, Bool(), "the last word also for a fighter put out with trauma > 2 x volume "
-                                  "(the seed: it dies within the hour, not at once)")
+    last_word: bool = param(True, Bool(), "a fighter put out before its turn still takes last_word_actions actions "
+                            "(each +last_word_trauma Body trauma)")
+    dying_last_word: bool = param(True, Bool(), "the last word also for a fighter put out dying (trauma > "
+                                  "death_multiple x volume; the seed: it dies within the hour, not at once)")
     turn_order: str = param("body", Choice(("body", "roll", "reaction")),
                             "order fixed at the first round: by Body (ties: d6 roll-off), by a d6 roll-off, or by the "
                             "reaction feature (ties by Body, then a roll-off)")
@@ -302,7 +303,7 @@ class Fighter(FighterBase):
                                 "the feature added to the attack limit (the seed's Red: throwing 6)")
     extra_volume: int = param(0, Int(0, MAX_EXTRA), "extra Body volume (ДОТР): Body volume = body + extra_volume")
     extra_defense: int = param(0, Int(0, MAX_EXTRA),
-                               "extra Body defense (ДТЗ): Body defense = ceil(body / 2) + extra_defense")
+                               "extra Body defense (ДТЗ): Body defense = ceil(body / defense_divisor) + extra_defense")
     weapon_n: int = param(1, Int(1, 6), "weapon multiplier n of trauma = E*n + b (unarmed 1)")
     weapon_b: int = param(0, Int(0, 20), "weapon bonus b of trauma = E*n + b (unarmed 0)")
     ranged: bool = param(False, Bool(), "the weapon shoots or is thrown: distance counts, and Body defense per "
