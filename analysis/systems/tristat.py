@@ -34,6 +34,8 @@ DAMAGE_TABLE = {  # the seed's table: upper bounds of the 2dX results giving 100
 }
 MAX_HEALTH = 300
 """The exact chain's limit on a fighter's health (its track has about 2 x health conditions)."""
+HEALTH_PER_POINT = 5
+"""The book's health per point of Body and Soul («Здоровье: (Тело + Дух) х 5»)."""
 STANCES = ("normal", "total_defence")
 
 
@@ -88,7 +90,7 @@ class Rules(DuelRules):
                                    "the damage table's percentages of max damage, best band first", kind="constant")
     damage_bands: Any = param("book", Bands(max_faces=9, lo=1, hi=80), "upper 2dX bound of each band but the "
                               "last (book: the seed's column for the die)", kind="constant")
-    health_per_point: int = param(5, Int(1, 50), "health = (body + soul) x this", kind="constant")
+    health_per_point: int = param(HEALTH_PER_POINT, Int(1, 50), "health = (body + soul) x this", kind="constant")
     dcv_offset: int = param(2, Int(-20, 20), "dcv = acv - this", kind="constant")
     dying_percent: int = param(100, Int(1, 1000), "dying at Health <= -(this % of max Health)", kind="constant")
     shock_divisor: int = param(5, Int(1, 100), "shock value = max Health / this (shock_rule)", kind="constant")
@@ -241,6 +243,12 @@ class Fighter(FighterBase):
     block: bool = param(False, Bool(), "blocks with an object (+2 to defense) instead of dodging", kind="policy")
     stance: str = param("normal", Choice(STANCES), "total_defence: never attacks, +2 to every defense check",
                         kind="policy")
+
+    def check(self) -> None:
+        derived = (self.body + self.soul) * HEALTH_PER_POINT
+        if self.health is None and derived > MAX_HEALTH:
+            raise ParamError("health", derived, f"at most {MAX_HEALTH} (derived as (body+soul) x {HEALTH_PER_POINT}; "
+                             f"a house health_per_point is checked where the fighter meets the ruleset)")
 
     def stats(self, rules: Rules) -> tuple[int, int, int]:
         """(acv, dcv, health) under the ruleset's rounding and constants."""
