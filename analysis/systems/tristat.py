@@ -77,7 +77,8 @@ class Rules(DuelRules):
     critical_acv: str = param("once", Choice(("once", "literal")), "a critical: critical_multiplier x the weapon's "
                               "max + acv (once), or with acv_in_max literally 2 x (weapon + acv) + acv")
     damage_rounding: str = param("floor", Choice(("floor", "nearest")), "rounding of the damage percentage")
-    shock_rule: bool = param(False, Bool(), "lab stand-in: a hit above health/5 forces a Body check or out")
+    shock_rule: bool = param(False, Bool(), "lab stand-in: a hit above the shock value (health / shock_divisor) "
+                             "forces a Body check or out")
     block_rule: str = param("absorb", Choice(("absorb", "negate")), "a successful block: the object's armour "
                             "absorbs and the rest goes through (absorb), or it stops everything (negate, the old "
                             "reading)")
