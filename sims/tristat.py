@@ -49,7 +49,7 @@ def _fighter_row(rules: rules_mod.Rules, f: rules_mod.Fighter, other: rules_mod.
     return [rules_mod.attack_target(rules, f), rules_mod.defense_target(rules, f, False),
             rules_mod.defense_target(rules, f, True), health, rules_mod.dying_at(rules, health), f.body,
             health // rules.shock_divisor, rules_mod.hit_damage(rules, f, other, None),
-            rules_mod.blocks(rules, other, f), rules_mod.keeps_object(rules, other, f)]
+            rules_mod.blocks(other, f), rules_mod.keeps_object(rules, other, f)]
 
 
 def pack(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter) -> tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import markov
 from .._lazy import sp
-from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
+from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize
 from ..dist import Dist
 from ..params import Bool, Choice, DicelabError, Faces, FighterBase, Int, ParamError, Validated, param
 from ..results import CheckResult, OpposedResult, Outcomes
@@ -363,14 +363,14 @@ def object_breaks(rules: Rules, att: Fighter, dfn: Fighter, damage_roll: int) ->
     return raw_damage(rules, att, damage_roll) >= rules.block_break_multiple * dfn.block_armor
 
 
-def blocks(rules: Rules, att: Fighter, dfn: Fighter) -> bool:
+def blocks(att: Fighter, dfn: Fighter) -> bool:
     """Whether ``dfn`` blocks ``att``'s attacks: its policy, and a melee weapon or the Combat Technique."""
     return dfn.block and (att.weapon_range == "melee" or dfn.block_ranged)
 
 
 def keeps_object(rules: Rules, att: Fighter, dfn: Fighter) -> bool:
     """Whether the state of ``dfn``'s blocking object matters (absorbing blocks against ``att``)."""
-    return blocks(rules, att, dfn) and rules.block_rule == "absorb"
+    return blocks(att, dfn) and rules.block_rule == "absorb"
 
 
 def dying_at(rules: Rules, health: int) -> int:
@@ -468,7 +468,7 @@ def _after(rules: Rules, dfn: Fighter, label: Any, o: Outcome, shocked: bool) ->
 def _defense(rules: Rules, att: Fighter, dfn: Fighter, label: Any) -> str:
     if label[0] == "out":
         return "helpless"
-    if not blocks(rules, att, dfn) or label[1] is False:
+    if not blocks(att, dfn) or label[1] is False:
         return "plain"
     return "block"
 
@@ -628,7 +628,7 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
     hit, damage, blocked, broke = ok, 0, False, False
     if ok and not critical:
         d_roll = _need(rolls, "defense")
-        blocking = blocks(rules, att, dfn)
+        blocking = blocks(att, dfn)
         d_target = defense_target(rules, dfn, blocking)
         stopped = bool(succeeds(np.array([d_roll]), d_target, rules)[0])
         steps.append(f"defense: {dx} = {d_roll} against {d_target} (dcv + skill"
