@@ -23,6 +23,9 @@ from .system import SYSTEM_IDS, System, get_system
 
 BASE = "trained_armed"
 GAPS = (0, 1, 2, 3, 4)
+GAP_RULES = {"tristat": {"stat_limits": "warn"}}
+"""Rule settings the skill-gap comparison needs: Tri-Stat's combat skills stop at X/2 = 3 at d6, so gaps past 2
+over trained_armed's skill 1 are beyond the book; they run with the limits as warnings, not rejections."""
 
 
 def with_gap(system: System, fighter: Any, gap: int) -> Any:
@@ -40,7 +43,7 @@ def fight_outcomes(solution: Any) -> dict[str, float]:
 def skill_gap(system_id: str, rules: Any = None, base: str = BASE, gaps: Iterable[int] = GAPS) -> pd.DataFrame:
     """P(A wins), lethality and length of the duel against A's skill gap over B."""
     system = get_system(system_id)
-    rules = rules or system.rules()
+    rules = rules or system.rules(**GAP_RULES.get(system_id, {}))
     b = load_fighter(system, base)
     rows = []
     for gap in gaps:
