@@ -108,6 +108,12 @@ def condition_label(rules: rules_mod.Rules, code: int) -> str:
     return rules_mod.condition_label(rules_mod.Condition((*(int(b) for b in boxes), 0, 0)))
 
 
+def conditions_after(rules: rules_mod.Rules, counts: np.ndarray) -> dict[str, int]:
+    """The defender's conditions after an attack, counted by :func:`exchange_call`'s kernel, by label."""
+    codes = counts[X_CONDITION:X_CONDITION + conditions(rules) + 2]
+    return {condition_label(rules, code): int(codes[code]) for code in np.flatnonzero(codes)}
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _level(levels: np.ndarray, damage: int) -> int:
     """The level a hit marks by the damage table; -1 for none."""
