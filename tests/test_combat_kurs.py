@@ -834,6 +834,17 @@ def test_house_rules_file_reaches_the_duel(tmp_path, capsys):
     assert "(+2)" in data["order"]
 
 
+def test_the_example_house_rules_file():
+    from pathlib import Path
+
+    from analysis.house_rules import load_rules, ruleset
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "house_rules" / "kurs_fudge_light.toml"
+    rules = ruleset(SYSTEM, load_rules(path))
+    assert rules.dk_faces == FACES["fudge"] and rules.track == (4, 3, 1, 1, 1, 1)
+    assert rules.house_rules() == {"track": [4, 3, 1, 1, 1, 1]}
+
+
 def test_every_number_is_a_constant():
     constants = {i.name: i.default for i in kurs.Rules.describe() if i.kind == "constant"}
     assert constants["track"] == [4, 2, 1, 1, 1, 1] and constants["damage_table"] == [1, 3, 5, 7, 8, 9]

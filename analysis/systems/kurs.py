@@ -701,8 +701,9 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
     (its stance trade starts on its own turn) unless it never defends; B's dodge applies."""
     branches = exchange_branches(rules, att, dfn)
     notes = [f"graze (equal totals): {GRAZE_NOTE[rules.graze].format(g=rules.graze_damage)}",
-             "the first attack of a fight: the defender has not had a turn, so its stance trade does not hold yet",
              *manoeuvre_notes(rules, {"A": att, "B": dfn})]
+    if dfn.stance in TRADES:
+        notes.append("the first attack of a fight: B has not had a turn, so its stance trade does not hold yet")
     if rules.luck_tokens:
         notes.append(LUCK_NOTE.format(b=rules.luck_bonus))
     return summarize("kurs", rules, att, dfn, branches, side_of(rules, dfn, "b").track, condition_label, notes)
