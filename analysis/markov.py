@@ -120,10 +120,22 @@ def attack(a: Track, b: Track, kernels: Mapping[int, sp.spmatrix], attacker: str
     ``kernels[c]`` is the kernel over the defender's track when the attacker's
     condition is of class ``c``.
     """
+    own = a if attacker == "a" else b
+    return attack_moves(a, b, [(own.mask(c), k) for c, k in kernels.items()], attacker)
+
+
+def attack_moves(a: Track, b: Track, moves: Sequence[tuple[sp.spmatrix, sp.spmatrix]], attacker: str) -> sp.csr_matrix:
+    """One attack that may change the attacker too, over the joint space, while both fighters are up.
+
+    Each ``(own, kernel)`` pair moves the attacker by ``own`` (a matrix over its
+    track: its class mask times what its turn does to it, e.g. a luck token or
+    a fatigue box spent) and the defender by ``kernel``; the pairs are summed.
+    :func:`attack` is the case ``own = mask(c)``.
+    """
     if attacker == "a":
-        m = sum(sp.kron(a.mask(c), k) for c, k in kernels.items())
+        m = sum(sp.kron(own, k) for own, k in moves)
     else:
-        m = sum(sp.kron(k, b.mask(c)) for c, k in kernels.items())
+        m = sum(sp.kron(k, own) for own, k in moves)
     return _only_when_both_up(m, a, b)
 
 

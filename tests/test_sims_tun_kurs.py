@@ -116,10 +116,7 @@ def test_kurs_exchange_agrees_with_exact(variant, att, dfn):
         close(proportion(int(counts[index]), n), p, f"kind {index}")
     mean, se = mean_estimate(int(counts[sim_kurs.X_SUM]), int(counts[sim_kurs.X_SQUARES]), n)
     assert abs(mean - exact.damage.mean()) <= K * max(se, 1 / n), (mean, se, exact.damage.mean())
-    after: dict[str, int] = {}
-    for code in range(sim_kurs.CONDITIONS + 2):
-        if counts[sim_kurs.X_CONDITION + code]:
-            after[sim_kurs.condition_label(code)] = int(counts[sim_kurs.X_CONDITION + code])
+    after = sim_kurs.conditions_after(rules, counts)
     assert sum(after.values()) == n and set(after) <= set(exact.condition_after)
     for label, p in exact.condition_after.items():
         close(proportion(after.get(label, 0), n), p, label)
