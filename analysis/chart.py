@@ -92,17 +92,17 @@ class Chart:
             ax.set_visible(False)
         fig.suptitle(self.title)
         if handles:
-            fig.legend(handles.values(), handles.keys(), loc="outside lower center",
-                       ncols=min(len(handles), 4), fontsize=8)
+            fig.legend(handles.values(), handles.keys(), loc="outside right upper",
+                       fontsize=8)
         if self.caption:
-            fig.text(0.01, 0.0, "\n".join(textwrap.wrap(self.caption, int(width * 16))), fontsize=7,
-                     color="#444", va="top", ha="left")
+            fig.supxlabel("\n".join(textwrap.wrap(self.caption, int(width * 16))), fontsize=7, color="#444",
+                          x=0.01, ha="left")
         return fig
 
     def png(self, dpi: int = 110) -> bytes:
         """The static image."""
         buf = io.BytesIO()
-        self.matplotlib().savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+        self.matplotlib().savefig(buf, format="png", dpi=dpi)
         return buf.getvalue()
 
     def plotly(self) -> Any:

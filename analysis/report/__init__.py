@@ -11,7 +11,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -86,6 +86,8 @@ TEXT = {
         "duels_diff": "Each archetype against itself ({ended})", "worth_diff": "P(success) bought by +1",
         "archetype": "archetype", "diff": "Δ", "p_a_wins": "P(A wins)", "p_killed": "P(killed)",
         "mean_rounds": "mean rounds", "note": "note", "no_changes": "Same rules as {base}.", "all_systems": "Every system",
+        "same_checks": "The same P(success) at every value.",
+        "names": {"mine": "mine", "default": "default", "baseline": "baseline"},
     },
     "ru": {
         "title": "Отчёт dicelab: сравнение четырёх систем",
@@ -114,7 +116,8 @@ TEXT = {
         "duels_diff": "Каждый архетип против себя ({ended})", "worth_diff": "Прирост P(успеха) от +1",
         "archetype": "архетип", "diff": "Δ", "p_a_wins": "P(победы A)", "p_killed": "P(гибели)",
         "mean_rounds": "среднее число раундов", "note": "примечание", "no_changes": "Те же правила, что у {base}.",
-        "all_systems": "Все системы",
+        "all_systems": "Все системы", "same_checks": "P(успеха) та же при каждом значении.",
+        "names": {"mine": "моя настройка", "default": "по умолчанию", "baseline": "базовая"},
     },
 }
 
@@ -217,7 +220,8 @@ def build_report(out: str | Path = "reports", lang: str = "en", sections: Iterab
     """
     lang = Choice(LANGS).validate("lang", lang)
     sections = [Choice(SECTIONS).validate("sections", s) for s in sections]
-    setup = setup or Setup.build(name="default")
+    setup = _named(setup or Setup.build(name="default"), lang)
+    baseline = _named(baseline, lang) if baseline is not None else None
     out = Path(out)
     mine = compute(setup, sections)
     base = compute(baseline, sections) if baseline is not None else None
@@ -253,6 +257,11 @@ def build_report(out: str | Path = "reports", lang: str = "en", sections: Iterab
     foot += f"; {esc(TEXT[lang]['made_by'])}: <code>{esc(command)}</code></p>" if command else "</p>"
     written.append(write_atomic(out / "index.html", document(lang, TEXT[lang]["title"], head, "\n".join(body) + foot)))
     return written
+
+
+def _named(setup: Setup, lang: str) -> Setup:
+    """The setup with its default name (mine, default, baseline) in ``lang``."""
+    return replace(setup, name=TEXT[lang]["names"].get(setup.name, setup.name))
 
 
 def _findings(section: str, tables: dict[str, pd.DataFrame], setup: Setup, lang: str) -> list[str]:
@@ -376,8 +385,9 @@ def _house_html(setup: Setup, baseline: Setup, lang: str, title: str) -> str:
                                           ("meaning", t["meaning"], "text")], lang))
         pair = [("book", baseline.name, "odds"), ("house", setup.name, "odds"), ("diff", t["diff"], "pp")]
         checks = c["checks"][c["checks"]["diff"].abs().fillna(1) > 1e-12]
-        parts.append(f"<h4>{esc(t['checks_diff'])}</h4>"
-                     + html_table(checks, [("value", label(lang, "value", sid), "int"), *pair], lang))
+        parts.append(f"<h4>{esc(t['checks_diff'])}</h4>" + (
+            html_table(checks, [("value", label(lang, "value", sid), "int"), *pair], lang) if len(checks)
+            else f"<p>{esc(t['same_checks'])}</p>"))
         ended = t["ended"].format(after=mine[sid].after_out, lethal=mine[sid].lethal_at)
         duel_cols = [("archetype", t["archetype"], "text")]
         for key in ("p_a_wins", "p_killed", "mean_rounds"):
@@ -389,7 +399,7 @@ def _house_html(setup: Setup, baseline: Setup, lang: str, title: str) -> str:
         parts.append(f"<h4>{esc(t['duels_diff'].format(ended=ended))}</h4>" + html_table(c["duels"], duel_cols, lang))
         parts.append(f"<h4>{esc(t['worth_diff'])}</h4>"
                      + html_table(c["worth"], [("value", label(lang, "value", sid), "int"),
-                                               ("book", baseline.name, "pp"), ("house", setup.name, "pp"),
+                                               ("book", baseline.name, "pts"), ("house", setup.name, "pts"),
                                                ("diff", t["diff"], "pp")], lang))
     return "\n".join(parts)
 

@@ -40,16 +40,17 @@ def data_link(name: str, text: str, label: str, mime: str = "text/csv") -> str:
 
 def cell(value: Any, kind: str, lang: str) -> str:
     """One table cell: ``odds`` (percent and "1 in N"; missing = "—"), ``pp`` (signed percentage points),
-    ``num`` (two decimals), ``int`` or ``text``."""
+    ``pts`` (percentage points), ``num`` (two decimals), ``int`` or ``text``."""
     if value is None or (isinstance(value, float) and value != value):
         return "—"
     if kind == "odds":
         return odds(lang, float(value))
-    if kind == "pp":
+    if kind in ("pp", "pts"):
         x = 100 * float(value)
-        return "0" if abs(x) < 5e-4 else ("+" if x > 0 else "") + number(lang, x, 2)
+        return "0" if abs(x) < 5e-3 else ("+" if x > 0 and kind == "pp" else "") + number(lang, x, 2)
     if kind == "num":
-        return number(lang, float(value), 2)
+        x = float(value)
+        return number(lang, 0.0 if abs(x) < 5e-3 else x, 2)
     if kind == "int":
         return str(int(value))
     return str(value)
