@@ -8,8 +8,8 @@ archetype).  A *skill gap* of k raises A's combat skills
 different things in different systems, every row also carries the *hit edge*:
 A's chance to hit B in one exchange minus B's chance to hit A.
 
-Lethality is compared with every duel played to the end the rules digest asks
-for (section 5: under ``after_out = "stop"`` only the deciding blow can kill,
+Lethality is compared with every duel played to the end the rules ask
+for (docs/rules/README.md: under ``after_out = "stop"`` only the deciding blow can kill,
 so systems are compared under ``"finish"``), and "killed" is the level the
 setup's ``lethal_at`` option names (``dying`` by default).
 
@@ -38,7 +38,7 @@ GAPS = (0, 1, 2, 3, 4)
 AFTER_OUT = "stop"
 """How every cross-system duel ends: the one switch between ``"stop"`` and ``"finish"``.
 
-RULES.md section 5 compares lethality under ``finish``; main refuses ``finish`` until the
+The rules compare lethality under ``finish`` (docs/rules/README.md, duel options); main refuses ``finish`` until the
 four systems model it, so this stays ``"stop"`` until they do
 (``tests/test_report.py::test_cross_system_lethality_finishes_when_every_system_can`` fails
 the day all four accept it, asking for the flip)."""

@@ -223,7 +223,7 @@ def test_hits_to_out_is_a_distribution_in_every_system(sid):
 
 
 def test_cross_system_lethality_finishes_when_every_system_can():
-    """RULES.md section 5 compares lethality under after_out=finish: the switch is flipped once all four accept it."""
+    """Systems compare lethality under after_out=finish: the switch is flipped once all four accept it."""
     accepted = {}
     for sid in SYSTEM_IDS:
         s = get_system(sid)

@@ -91,11 +91,11 @@ def load_setup(config: str | Path | None = None, rules: str | Path | None = None
         table = data.get(sid, {})
         overrides = {k: v for k, v in table.get("variants", {}).items()}
         overrides.update(cli_variants.get(sid, {}))
-        where = f"report config {str(config)!r}: [{sid}]" if config is not None else sid
         try:
             rulesets[sid] = ruleset(get_system(sid), house, overrides)
         except DicelabError as err:
-            raise DicelabError(f"{where} {err}") from None
+            raise DicelabError(f"report config {str(config)!r}: [{sid}] {err}" if config is not None else str(err)) \
+                from None
         fa[sid] = cli_a.get(sid, table.get("a"))
         fb[sid] = cli_b.get(sid, table.get("b"))
     label = data.get("name") or default_name
