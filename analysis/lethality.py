@@ -31,10 +31,13 @@ from .markov import OUT, STATUS_NAMES
 from .setup import BASE, Setup
 from .system import SYSTEM_IDS, System, get_system
 
-__all__ = ["BASE", "GAPS", "AFTER_OUT", "with_gap", "duel_rules", "skill_gap", "rounds_distribution",
+__all__ = ["BASE", "GAPS", "GAP_RULES", "AFTER_OUT", "with_gap", "duel_rules", "skill_gap", "rounds_distribution",
            "hits_to_out", "compare"]
 
 GAPS = (0, 1, 2, 3, 4)
+GAP_RULES = {"tristat": {"stat_limits": "warn"}}
+"""Rule settings the skill-gap comparison needs: Tri-Stat's combat skills stop at X/2 = 3 at d6, so gaps past 2
+over trained_armed's skill 1 are beyond the book; they run with the limits as warnings, not rejections."""
 AFTER_OUT = "stop"
 """How every cross-system duel ends: the one switch between ``"stop"`` and ``"finish"``.
 
@@ -71,7 +74,7 @@ def skill_gap(system_id: str, setup: Setup | None = None, gaps: Iterable[int] = 
     """One row per gap: P(A wins), the hit edge, the rounds and the lethality of A (raised by the gap) against B."""
     setup = setup or Setup.build()
     system = get_system(system_id)
-    rules = duel_rules(setup.ruleset(system_id))
+    rules = duel_rules(setup.ruleset(system_id)).replace(**GAP_RULES.get(system_id, {}))
     base_a, b = setup.fighters(system_id)
     rows = []
     for gap in gaps:

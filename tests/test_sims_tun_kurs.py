@@ -92,8 +92,8 @@ def test_tun_exchange_agrees_with_exact(variant, att, dfn):
     close(proportion(int(counts[sim_tun.X_HIT]), n), exact.p_hit, "p_hit")
     close(proportion(int(counts[sim_tun.X_CRITICAL]), n), exact.p_critical, "p_critical")
     out = sum(p for label, p in exact.condition_after.items() if label.startswith("out"))
-    close(proportion(int(counts[sim_tun.X_OUT] - counts[sim_tun.X_DEAD]), n), out, "out")
-    close(proportion(int(counts[sim_tun.X_DEAD]), n), exact.condition_after.get("dead", 0.0), "dead")
+    close(proportion(int(counts[sim_tun.X_OUT] - counts[sim_tun.X_DYING]), n), out, "out")
+    close(proportion(int(counts[sim_tun.X_DYING]), n), exact.condition_after.get("dying", 0.0), "dying")
     mean, se = mean_estimate(int(counts[sim_tun.X_SUM]), int(counts[sim_tun.X_SQUARES]), n)
     assert abs(mean - exact.damage.mean()) <= K * max(se, 1 / n), (mean, se, exact.damage.mean())
 

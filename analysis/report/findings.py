@@ -268,7 +268,7 @@ def lethality(t: Mapping[str, pd.DataFrame], lang: str, finish_attacks: int = 10
     if len(medians) >= 2:
         many, few = _extremes(medians)
         out.append(Finding("hits", {"fewest": few, "most": many, "medians": medians},
-                           _say(lang, "Half of the time a fresh defender is out after {a} damaging hits in {f} but only "
+                           _say(lang, "Half of the time a fresh defender is out after {a} damaging hits in {f}, and only "
                                       "after {b} in {m}.",
                                 "В половине случаев свежего защитника выводят из строя {a} {wa} в {f}, а в {m} нужно "
                                 "{b} {wb}.",
