@@ -106,7 +106,8 @@ def rounds_distribution(system_id: str, setup: Setup | None = None) -> pd.DataFr
 def _attack_kernel(system_id: str, rules: Any, att: Any, dfn: Any) -> tuple[Any, Any]:
     """(the defender's track, the kernel of one attack of an unhurt ``att`` over it); condition 0 is unhurt.
 
-    The one place that reads the systems' exact engines below their :class:`~analysis.system.System` API.
+    The one place that reads the systems' exact engines below their :class:`~analysis.system.System` API: each
+    system's ``track`` and ``branches`` (update the line of a system whose engine changes them).
     """
     engine = importlib.import_module(f"analysis.systems.{system_id}")
     if system_id == "onesix":
@@ -115,8 +116,8 @@ def _attack_kernel(system_id: str, rules: Any, att: Any, dfn: Any) -> tuple[Any,
         t = engine.track(rules)
         cls = t.classes[t.index[engine.fresh(rules)]]
         return t, branch_kernel(t, lambda i: engine.branches(rules, att, dfn, cls, t.labels[i]))
-    t = engine.track(rules, dfn) if system_id == "tristat" else engine.track(dfn)
-    return t, branch_kernel(t, lambda i: engine.branches(rules, att, dfn, i))
+    t = engine.track(rules, dfn, att) if system_id == "tristat" else engine.track(rules, dfn)
+    return t, branch_kernel(t, lambda i: engine.branches(rules, att, dfn, t.labels[i]))
 
 
 def hits_to_out(system_id: str, setup: Setup | None = None, most: int = MAX_ATTACKS) -> pd.DataFrame:

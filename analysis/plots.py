@@ -54,10 +54,10 @@ TITLES = {
 }
 WORDS = {
     "en": {"hits_panel": "damaging hits (attacks that changed B's condition)", "attacks_panel": "every attack of A",
-           "no_policies": "no tactical option (policy) is modelled in any system yet",
+           "no_policies": "no tactical option (policy) is open to these fighters",
            "no_level": "not defined for {names}: the system has no {level} level"},
     "ru": {"hits_panel": "ранящие удары (атаки, изменившие состояние B)", "attacks_panel": "все атаки A",
-           "no_policies": "тактические приёмы (policy) ещё не смоделированы ни в одной системе",
+           "no_policies": "этим бойцам не доступен ни один тактический приём (policy)",
            "no_level": "не определено для {names}: у системы нет уровня «{level}»"},
 }
 LEVEL_NAMES = {"en": {"dying": "dying", "dead": "dead"}, "ru": {"dying": "при смерти", "dead": "гибель"}}
@@ -224,12 +224,13 @@ def policy_effects(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Cha
              "ru": ("ΔP(победы A), пп", "ΔP(гибели A), пп", "ΔP(гибели B), пп", "Δ среднего числа раундов")}[lang]
     measures = tuple(zip(("d_p_a_wins", "d_p_a_killed", "d_p_b_killed", "d_mean_rounds"), words,
                          (100.0, 100.0, 100.0, 1.0)))
-    if df.empty:
+    open_ = df[df["d_p_a_wins"].notna()]
+    if open_.empty:
         panels = (Panel((), note=WORDS[lang]["no_policies"]),)
     else:
-        panels = _effect_panels(df, lang, "option", measures)
+        panels = _effect_panels(open_.reset_index(drop=True), lang, "option", measures)
     return Chart("policy_effects", TITLES[lang]["policy_effects"], panels, cols=len(panels), caption=caption,
-                 row_height=max(3.0, 0.3 * len(df)))
+                 row_height=max(3.0, 0.3 * len(open_)))
 
 
 CHARTS = {f.__name__: f for f in (success_curves, success_absolute, worth, spread, outcome_distributions,

@@ -168,17 +168,25 @@ def test_rule_and_tactics_findings_hold(tables):
     assert len(tactics) >= 1 and tactics[0].text
 
 
-def test_tactics_of_a_policy_like_field():
-    """The tactics table is generic over fields: Tri-Stat's block (+2 to defense) can only help the blocker."""
-    df = compare.policy_effects(fields={"tristat": ["block"], "tun": ["defends"]})
-    block = df[df["option"] == "block=true"].iloc[0]
-    assert block["d_p_a_wins"] > 0.05
+def test_tactics_cover_every_policy_and_say_which_are_refused():
+    """Generic over the fighters' policy fields: one row per other value; a fighter who stops defending in ТУН
+    gives up its Body defense, which can only cost it; an option the rules refuse for this fighter is noted."""
+    df = compare.policy_effects()
+    from analysis.system import all_systems
+
+    setup = Setup.build()
+    expected = [(s.id, f"{name}={value}") for s in all_systems() for name in s.Fighter.specs("policy")
+                for value in compare.alternatives(s.Fighter.specs()[name], getattr(setup.fighters(s.id)[0], name))]
+    assert [(s, o.replace("True", "true").replace("False", "false")) for s, o in expected] == \
+        list(zip(df["system"], df["option"]))
     undefended = df[df["option"] == "defends=false"].iloc[0]
     assert undefended["d_p_a_wins"] < -0.1
-    said = findings.tactics({"policies": df}, "en")
-    assert said[0].facts["good"] == ["block=true"] and said[0].facts["bad"] == ["defends=false"]
+    said = {f.key: f for f in findings.tactics({"policies": df}, "en")}
+    assert "defends=false" in said["worth"].facts["bad"]
+    refused = df[df["note"] != ""]
+    assert set(said.get("refused", findings.Finding("", {"options": []}, "")).facts["options"]) == set(refused["option"])
     chart = plots.policy_effects(df)
-    assert len(chart.panels) == 4 and chart.panels[0].categories
+    assert len(chart.panels) == 4 and len(chart.panels[0].categories) == len(df) - len(refused)
 
 
 def test_hits_to_out_against_the_rule_text():

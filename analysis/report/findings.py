@@ -344,6 +344,13 @@ def tactics(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
     out = [Finding("worth", {"good": list(good["option"]), "bad": list(bad["option"])},
                    _say(lang, "Worth taking in this duel (P(A wins) rises): {g}. Not worth it: {b}.",
                         "Выгодны в этом бою (P(победы A) растёт): {g}. Невыгодны: {b}.", g=listed(good), b=listed(bad)))]
+    refused = p[p["d_p_a_wins"].isna()]
+    if len(refused):
+        names = ", ".join(dict.fromkeys(f"{r.policy} ({system_name(lang, r.system)})" for r in refused.itertuples()))
+        out.append(Finding("refused", {"options": list(refused["option"])},
+                           _say(lang, "Not open to these fighters (refused by the rules, see the table's note): {n}.",
+                                "Этим бойцам недоступны (правила их не допускают, см. примечание в таблице): {n}.",
+                                n=names)))
     risk = ok[ok["d_p_a_killed"].notna()]
     if len(risk) and risk["d_p_a_killed"].abs().max() > TOL:
         row = risk.loc[risk["d_p_a_killed"].idxmax()]
