@@ -436,3 +436,12 @@ def test_report_rejects_an_unknown_language(tmp_path):
     with pytest.raises(DicelabError, match="lang"):
         build_report(tmp_path, lang="fr")
     assert not any(tmp_path.iterdir())
+
+
+def test_every_rule_field_has_a_russian_explanation():
+    """The Russian report explains every variant, constant, option and fighter field it may name."""
+    from analysis.i18n import field_text
+
+    missing = [(s, i.name) for s in SYSTEM_IDS for cls in (get_system(s).Rules, get_system(s).Fighter)
+               for i in cls.describe() if not re.search("[а-я]", field_text("ru", s, i.name, i.help))]
+    assert not missing, f"add to analysis/i18n.py FIELDS_RU: {missing}"
