@@ -314,14 +314,23 @@ def rules(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                     what=en if lang == "en" else ru, var=row["variant"],
                                     s=system_name(lang, row["system"]), pp=_pp(lang, float(row[column])))))
     measures = ["check_shift", "d_p_a_wins", "d_p_killed", "d_mean_rounds"]
-    inert = v[(v[measures].astype(float).abs().fillna(0) < TOL).all(axis=1)]
+    values = v[measures].astype(float)
+    inert = v[(values.abs() < TOL).all(axis=1)]
     if len(inert):
         names = ", ".join(f"{r} ({system_name(lang, s)})" for s, r in zip(inert["system"], inert["variant"]))
         out.append(Finding("inert", {"variants": list(zip(inert["system"], inert["variant"]))},
                            _say(lang, "{n} of {N} readings change nothing in these checks and this duel: {names}.",
                                 "{n} из {N} прочтений ничего не меняют в этих проверках и этом бою: {names}.",
                                 n=len(inert), N=len(v), names=names)))
-    return out
+    refused = v[v["d_p_a_wins"].isna()]
+    if len(refused):
+        names = ", ".join(f"{r} ({system_name(lang, s)})" for s, r in zip(refused["system"], refused["variant"]))
+        out.append(Finding("refused", {"variants": list(zip(refused["system"], refused["variant"]))},
+                           _say(lang, "The duel is refused under {names}: these fighters break that ruleset's limits "
+                                      "(see the table's note).",
+                                "Бой не допускается при {names}: эти бойцы нарушают пределы такого набора правил "
+                                "(см. примечание в таблице).", names=names)))
+    return out[:4]
 
 
 # ----------------------------------------------------------------- tactics
@@ -340,7 +349,7 @@ def tactics(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
     def listed(rows: pd.DataFrame) -> str:
         return ", ".join(f"{r.option} ({system_name(lang, r.system)}, {_pp(lang, r.d_p_a_wins)} п.п.)"
                          if lang == "ru" else f"{r.option} ({system_name(lang, r.system)}, {_pp(lang, r.d_p_a_wins)} pp)"
-                         for r in rows.itertuples()) or "—"
+                         for r in rows.itertuples()) or ("ни одного" if lang == "ru" else "none")
     out = [Finding("worth", {"good": list(good["option"]), "bad": list(bad["option"])},
                    _say(lang, "Worth taking in this duel (P(A wins) rises): {g}. Not worth it: {b}.",
                         "Выгодны в этом бою (P(победы A) растёт): {g}. Невыгодны: {b}.", g=listed(good), b=listed(bad)))]
