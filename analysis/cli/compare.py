@@ -59,9 +59,9 @@ def _table(df: Any) -> str:
     """A table at 4 decimals, signed differences, blanks for what does not exist, indented."""
     def number(column: str) -> Any:
         sign = "+" if column.endswith("diff") else ""
-        return lambda v: "" if v is None or v != v else "0" if sign and abs(v) < 1e-12 else f"{v:{sign}.4f}"
+        return lambda v: "" if v == "" else "0" if sign and abs(v) < 1e-12 else f"{v:{sign}.4f}"
 
     formatters = {c: number(c) for c in df.columns if df[c].dtype.kind == "f" or c.endswith(("book", "house", "diff"))}
-    shown = df.astype(object).where(df.notna(), None)
-    text = shown.to_string(index=False, formatters=formatters, na_rep="")
+    shown = df.astype(object).where(df.notna(), "")
+    text = shown.to_string(index=False, formatters=formatters)
     return "".join(f"    {line.rstrip()}\n" for line in text.splitlines())
