@@ -709,9 +709,9 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
         _require_duel(system)
         cost.check_duel(system, base, a, b, limit_gb=max_memory, option="--max-memory GB")
         policy_alts = list(alternatives(system.Fighter.specs("policy"), a))
-        jobs = [(base, a, b)] + [(base.replace(**{n: v}), a, b) for n, v, _ in rule_alts] \
-            + [(base, a.replace(**{n: v}), b) for n, v, _ in policy_alts]
-        solved = solve_duels(system, jobs, workers, budget, max_memory, progress, "variants")
+        jobs = [(base, a, b)] + [_job(lambda: (base.replace(**{n: v}), a, b)) for n, v, _ in rule_alts] \
+            + [_job(lambda: (base, a.replace(**{n: v}), b)) for n, v, _ in policy_alts]
+        solved = _solve_valid(system, jobs, workers, budget, max_memory, progress, "variants")
         if isinstance(solved[0], str):
             raise DicelabError(f"variants: the duel of A and B cannot be solved: {solved[0]}")
         base_duel, duels = solved[0], solved[1:1 + len(rule_alts)]
@@ -731,6 +731,21 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
                          describe_fighter(a, base) if a is not None else None,
                          describe_fighter(b, base) if b is not None else None, base_duel, tuple(effects),
                          policies)
+
+
+def _job(make: Callable[[], tuple[Any, Any, Any]]) -> tuple[Any, Any, Any] | str:
+    """A duel job, or why it cannot be made (a value another field does not allow, e.g. an aimed shot in melee)."""
+    try:
+        return make()
+    except DicelabError as err:
+        return f"not allowed here: {err}"
+
+
+def _solve_valid(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any) -> list[DuelFigures | str]:
+    """:func:`solve_duels` over the jobs that could be made; the others keep their reason."""
+    valid = [job for job in jobs if not isinstance(job, str)]
+    solved = iter(solve_duels(system, valid, *args))
+    return [job if isinstance(job, str) else next(solved) for job in jobs]
 
 
 def _policy_effects(alts: Sequence[tuple[str, Any, str]], solved: Sequence[DuelFigures | str],

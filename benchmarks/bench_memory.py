@@ -139,11 +139,12 @@ def duels(ns: argparse.Namespace) -> None:
 
 
 LADDERS = {
-    "tristat": [({}, f"body={k},soul={k},weapon_damage=5", f"body={k},soul={k},weapon_damage=5") for k in (4, 10, 20, 30)],
+    "tristat": [({"stat_limits": "warn"}, f"health={k},weapon_damage=5", f"health={k},weapon_damage=5")
+                for k in (40, 80, 140, 200, 300)],
     "onesix": [({"armor_wear": True}, f"archetype=veteran_armed,armor={k}", f"archetype=veteran_armed,armor={k}")
                for k in (2, 5, 10, 15)],
     "tun": [({}, f"body={k},extra_volume=12,weapon_n=1", f"body={k},extra_volume=12,weapon_n=1") for k in (6, 12, 18, 24)],
-    "kurs": [({"luck_tokens": k}, "trained", "trained") for k in (0, 2, 5, 10)],
+    "kurs": [({"luck_tokens": k}, "trained", "trained") for k in (0, 2, 4, 6)],
 }
 
 

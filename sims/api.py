@@ -2,7 +2,8 @@
 
 Each system's kernels live in ``sims/<id>.py``, which exposes ``Options`` (a
 validated dataclass of boolean switches for the rules the exact chain leaves
-out, all on by default), ``check_call``, ``CHECK_EXTRAS`` and ``duel_call``.
+out, all on by default), ``check_call``, ``CHECK_EXTRAS`` and ``duel_call``, and optionally
+``duel_extra(rules, a, b, counts, n)``: system-specific fields of a simulated duel.
 
 >>> from analysis.system import get_system
 >>> s = get_system("tristat")
@@ -66,8 +67,9 @@ def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed
     module = sim_module(system_id)
     opts = options_for(system_id, model, options)
     counts, done = _run(module.duel_call(rules, a, b, model, opts), n, seed, workers, progress)
+    extra = module.duel_extra(rules, a, b, counts, done) if hasattr(module, "duel_extra") else {}
     return SimDuelResult(system_id, model, rules.to_dict(), opts.to_dict(), describe_fighter(a, rules),
-                         describe_fighter(b, rules), done, _seed_echo(seed), counts, n_requested=int(n))
+                         describe_fighter(b, rules), done, _seed_echo(seed), counts, extra, n_requested=int(n))
 
 
 def _run(call: Any, n: int, seed: Seed, workers: int | None, progress: Any) -> tuple[np.ndarray, int]:

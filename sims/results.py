@@ -142,6 +142,8 @@ class SimDuelResult:
     n: int
     seed: Any
     counts: np.ndarray = field(repr=False)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """System-specific fields (Tri-Stat: the stat-limit warnings, P(still up) against total defence...)."""
     n_requested: int | None = None
     """The trials asked for; more than ``n`` when Ctrl-C stopped the run (``interrupted``)."""
 
@@ -264,6 +266,7 @@ class SimDuelResult:
         out["rounds_conditional"] = int(self.counts[UNFINISHED]) > 0
         out["rounds_note"] = self.rounds_note
         out["max_rounds"] = MAX_ROUNDS
+        out.update(self.extra)
         return strict(out)
 
     def to_frame(self) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from ..params import DicelabError, parse_pairs
 from ..system import get_system
 from ..tables import pairs
 from . import add_params_options, add_rules_options, emit, emit_json, params_from, per_system, rules_from
-from .combat import FIGHTER_HELP, fighters_from
+from .combat import FIGHTER_HELP, _warnings, fighters_from
 
 SIM_EXAMPLES = {
     "tristat": "dicelab sim tristat --a veteran --b trained --n 1000000 --seed 1 --json",
@@ -102,6 +102,7 @@ def run_sim(ns: argparse.Namespace) -> int:
     emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
     if res.rounds_note:
         emit(f"  {res.rounds_note}\n")
+    _warnings(res.to_dict())
     return _finish(res, "sim")
 
 
