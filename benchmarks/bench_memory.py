@@ -116,9 +116,10 @@ def largest_pairings() -> list[tuple[str, dict, str, str]]:
     return out
 
 
-HEAVY_2K = [("onesix", {"armor_wear": True}, f"archetype=veteran_armed,armor={k}", f"archetype=veteran_armed,armor={k}")
-            for k in (12, 20)]
-"""The audit's heavy 2K armour-wear duel: the largest the 1 GB ceiling admits (armor 12), and one it refuses."""
+HEAVY = [("onesix", {"armor_wear": True}, f"archetype=veteran_armed,armor={k}", f"archetype=veteran_armed,armor={k}")
+         for k in (11, 20)] + [("kurs", {"luck_tokens": 10}, "trained", "trained")]
+"""The audit's heavy 2K armour-wear duel — the largest the 1 GB ceiling admits (armor 11) and one it refuses —
+and the largest К.У.Р.С. ruleset (ten luck tokens each)."""
 
 
 def duel_row(case: tuple[str, dict, str, str]) -> dict:
@@ -130,7 +131,7 @@ def duel_row(case: tuple[str, dict, str, str]) -> dict:
 def duels(ns: argparse.Namespace) -> None:
     print("peak RSS of exact duels (solved here whatever the ceiling; 'admitted': under the default 1 GB ceiling)")
     print(f"{'case':<62} {'states':>9} {'estimated MB':>12} {'peak MB':>8} {'CPU s':>8} {'admitted':>8}")
-    for case in [*largest_pairings(), *HEAVY_2K]:
+    for case in [*largest_pairings(), *HEAVY]:
         r = duel_row(case)
         label = f"{r['system']} {r['a']} vs {r['b']}" + (f" {r['variants']}" if r["variants"] else "")
         label = label.replace("archetype=", "")

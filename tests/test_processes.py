@@ -32,8 +32,8 @@ COMMANDS = {
     "sweep": ["sweep", "{config}", "--out", "{out}", "--workers", "2", "--quiet"],
     "design": ["design", "tristat", "--a", "veteran", "--b", "veteran", "--vary", "weapon_damage=0..200,armor=0..20",
                "--rounds", "3", "--lethality", "0.2", "--workers", "2", "--budget", "100000", "--quiet"],
-    "variants": ["variants", "tristat", "--a", "body=30,soul=30,weapon_damage=5", "--b", "body=30,soul=30",
-                 "--workers", "2", "--budget", "100000", "--quiet"],
+    "variants": ["variants", "tristat", "--a", "health=200,weapon_damage=5", "--b", "health=200", "--variant",
+                 "stat_limits=warn", "--workers", "2", "--budget", "100000", "--quiet"],
     "equiv": ["equiv", "--from", "tristat", "--a", "veteran", "--b", "trained", "--to", "kurs", "--variant",
               "luck_tokens=3", "--workers", "2", "--budget", "100000", "--quiet"],
 }
