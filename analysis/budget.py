@@ -85,7 +85,8 @@ COSTS = {
                      (361201, 525, 2.29))),
     "onesix": Cost(((22500, 106, 0.171), (88209, 262, 0.511), (293764, 738, 2.93), (619369, 1438, 6.57))),
     "tun": Cost(((2888, 62, 0.0134), (5000, 65, 0.0419), (7688, 74, 0.0686), (10952, 97, 0.148))),
-    "kurs": Cost(((29282, 72, 0.054), (116162, 140, 0.486), (260642, 289, 1.1), (462722, 526, 2.96))),
+    "kurs": Cost(((29282, 72, 0.054), (116162, 140, 0.486), (260642, 289, 1.1), (462722, 526, 2.96),
+                  (722402, 854, 5.39), (1039682, 1309, 6.87))),
 }
 """Measured on the lab's 2-core machine by ``python benchmarks/bench_memory.py calibrate`` (CPU seconds, so a
 busy machine does not inflate them); the states are those :func:`duel_states` counts."""

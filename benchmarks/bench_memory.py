@@ -145,7 +145,7 @@ LADDERS = {
     "onesix": [({"armor_wear": True}, f"archetype=veteran_armed,armor={k}", f"archetype=veteran_armed,armor={k}")
                for k in (2, 5, 10, 15)],
     "tun": [({}, f"body={k},extra_volume=12,weapon_n=1", f"body={k},extra_volume=12,weapon_n=1") for k in (6, 12, 18, 24)],
-    "kurs": [({"luck_tokens": k}, "trained", "trained") for k in (0, 2, 4, 6)],
+    "kurs": [({"luck_tokens": k}, "trained", "trained") for k in (0, 2, 4, 6, 8, 10)],
 }
 
 
