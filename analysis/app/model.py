@@ -3,7 +3,7 @@
 A ruleset is ``ruleset(system, None, fields)`` as ``--variant NAME=VALUE``
 makes it; check parameters ``CheckArgs.from_text`` as ``--NAME VALUE``; a
 fighter ``load_fighter(system, "archetype=NAME,k=v")`` as ``--a ...``.  Numbers
-the library validates itself (a wished probability, n) are handed over as typed.
+the library validates itself (a wished probability, n) are handed over as the command line reads them.
 
 >>> s = {"system": "tun", "c.limit": "12", "r.crits": "true"}
 >>> system = system_of(s)
@@ -56,20 +56,19 @@ def fighter_of(system: System, state: Mapping[str, str], side: str) -> Any:
     return load_fighter(system, fighter_spec(system, state, side))
 
 
-def typed(value: str | None) -> Any:
-    """A number as typed (an int, else a float), or the text itself so the library names what is wrong.
+def typed(value: str | None, cast: type = int) -> Any:
+    """A number as the command line reads it (``--p`` a float, ``--n`` an int), or the text itself when it is
+    not one, so the library names what is wrong.
 
-    >>> typed("3"), typed("0.75"), typed("abc"), typed(None)
-    (3, 0.75, 'abc', None)
+    >>> typed("2", float), typed("3"), typed("0.75"), typed("abc", float), typed(None)
+    (2.0, 3, '0.75', 'abc', None)
     """
     if value is None:
         return None
-    for cast in (int, float):
-        try:
-            return cast(value)
-        except ValueError:
-            pass
-    return value
+    try:
+        return cast(value)
+    except ValueError:
+        return value
 
 
 COMMANDS = {"checks": "check", "tune": "tune", "duel": "duel", "design": "design"}

@@ -10,6 +10,8 @@ the library returned.
 
 from __future__ import annotations
 
+import math
+from html import escape
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
@@ -46,25 +48,31 @@ def cards(items: Sequence[html.Div]) -> html.Div:
 
 def table(name: str, df: pd.DataFrame, lang: str, title: str = "", formats: Mapping[str, str] | None = None,
           max_rows: int = 200) -> html.Div:
-    """A DataFrame on screen (``formats``: column -> ``p`` (probability) or ``pct``), with its CSV button."""
+    """A DataFrame on screen (``formats``: column -> ``p`` (probability) or ``pct``), with its CSV button.
+
+    The table is HTML text in one component: a table of Dash components costs ~40 µs a cell to build.
+    """
     formats = formats or {}
 
     def cell(col: str, v: Any) -> str:
-        if v is None or (isinstance(v, float) and pd.isna(v)):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
             return "—"
-        if formats.get(col) == "p" or (isinstance(v, float) and col not in formats):
-            return number(lang, float(v))
         if formats.get(col) == "pct":
             return percent(lang, float(v))
+        if formats.get(col) == "p" or isinstance(v, float):
+            return number(lang, float(v))
         return str(v)
 
-    head = html.Tr([html.Th(str(c)) for c in df.columns])
-    rows = [html.Tr([html.Td(cell(c, v)) for c, v in zip(df.columns, row)]) for row in df.head(max_rows).itertuples(index=False)]
+    columns = [str(c) for c in df.columns]
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{escape(cell(c, v))}</td>" for c, v in zip(columns, row)) + "</tr>"
+                   for row in df.head(max_rows).astype(object).values.tolist())
     more = [html.Div(f"… {len(df) - max_rows} more rows in the CSV", className="why")] if len(df) > max_rows else []
     return html.Div([
         html.Div([html.H4(title), html.Button(t(lang, "download"), id={"type": "csv", "name": name}, className="csv")],
                  className="table-head"),
-        html.Div(html.Table([html.Thead(head), html.Tbody(rows)], id=f"table-{name}"), className="scroll"),
+        dcc.Markdown(f'<table id="table-{escape(name)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
+                     dangerously_allow_html=True, className="scroll"),
         *more,
     ], className="table-box")
 
@@ -74,23 +82,61 @@ def row(children: list[Any]) -> html.Div:
     return html.Div(children, className="row")
 
 
-def graph(fig: Any, name: str) -> dcc.Graph:
+def graph(fig: "Figure", name: str) -> dcc.Graph:
     return dcc.Graph(figure=fig, config=GRAPH_CONFIG, id=f"fig-{name}", className="graph")
 
 
-def figure(title: str, x: str, y: str) -> Any:
-    """An empty plotly figure with the app's look."""
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, template="plotly_white", height=320,
-                      margin=dict(l=60, r=20, t=50, b=50), legend=dict(orientation="h", y=-0.25))
-    return fig
+COLORS = ["#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9", "#1098ad", "#f08c00"]
+AXIS = {"gridcolor": "#eef0f3", "zeroline": False, "linecolor": "#c9ced8", "automargin": True}
 
 
-def integer_axis(fig: Any) -> Any:
-    fig.update_xaxes(tickformat="d", dtick=None)
-    return fig
+class Figure(dict):
+    """A plotly figure as plain data (building ``plotly.graph_objects`` costs ~40 ms a figure; this costs none).
+
+    >>> fig = Figure("t", "x", "y").bar([1, 2], [0.5, 0.5])
+    >>> fig["data"][0]["type"], fig["layout"]["xaxis"]["title"]["text"]
+    ('bar', 'x')
+    """
+
+    def __init__(self, title: str, x: str, y: str, height: int = 320):
+        super().__init__(data=[], layout={
+            "title": {"text": title, "font": {"size": 15}}, "height": height, "hovermode": "closest",
+            "xaxis": {**AXIS, "title": {"text": x}}, "yaxis": {**AXIS, "title": {"text": y}},
+            "plot_bgcolor": "white", "paper_bgcolor": "white", "colorway": COLORS, "bargap": 0.15,
+            "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "legend": {"orientation": "h", "y": -0.25},
+            "font": {"family": "system-ui, sans-serif", "size": 12}, "shapes": [], "annotations": []})
+
+    def _add(self, trace: dict[str, Any], x: Sequence[Any], y: Sequence[Any], name: str | None) -> "Figure":
+        trace.update(x=[_plain(v) for v in x], y=[_plain(v) for v in y], hovertemplate="%{x}: %{y:.6f}<extra></extra>")
+        if name is not None:
+            trace["name"] = name
+        self["data"].append(trace)
+        return self
+
+    def bar(self, x: Sequence[Any], y: Sequence[Any], name: str | None = None) -> "Figure":
+        return self._add({"type": "bar"}, x, y, name)
+
+    def line(self, x: Sequence[Any], y: Sequence[Any], name: str | None = None, step: bool = False) -> "Figure":
+        return self._add({"type": "scatter", "mode": "lines+markers", "line": {"shape": "hv" if step else "linear"}},
+                         x, y, name)
+
+    def vline(self, x: Any, label: str) -> "Figure":
+        """A dotted vertical marker at ``x``."""
+        self["layout"]["shapes"].append({"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "yref": "paper",
+                                         "line": {"dash": "dot", "color": "#1d2330", "width": 1}})
+        self["layout"]["annotations"].append({"x": x, "y": 1, "yref": "paper", "text": label, "showarrow": False,
+                                              "xanchor": "left", "yanchor": "bottom"})
+        return self
+
+    def integer_x(self) -> "Figure":
+        """Integer ticks on the x axis (rounds, damage, values)."""
+        self["layout"]["xaxis"]["tickformat"] = "d"
+        return self
+
+
+def _plain(v: Any) -> Any:
+    """numpy scalars as Python ones (JSON)."""
+    return v.item() if hasattr(v, "item") else v
 
 
 def error(message: str, lang: str) -> html.Div:

@@ -67,18 +67,17 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     show = show if show in SHOWS else SHOWS[0]
     dist = distribution_table(c.distribution)
     outcome = outcome_name(lang, sid)
-    fig = views.figure(f"{t(lang, 'distribution')}: {outcome} ({t(lang, show)})", outcome, t(lang, "probability"))
-    fig.add_bar(x=dist["value"], y=dist[show], name=t(lang, show), hovertemplate="%{x}: %{y:.6f}<extra></extra>")
-    views.integer_axis(fig)
+    fig = views.Figure(f"{t(lang, 'distribution')}: {outcome} ({t(lang, show)})", outcome, t(lang, "probability"))
+    fig.bar(dist["value"], dist[show], t(lang, show))
+    fig.integer_x()
     curve = pd.DataFrame([dict(r) for r in res.curve.rows])[["value", "modifier", "p_success", "delta_p"]]
     value_name = field_label(lang, res.curve.value_name, sid)
-    fig2 = views.figure(f"{t(lang, 'curve')}: {system_name(lang, sid)}", value_name, t(lang, "p_success"))
-    fig2.add_scatter(x=curve["value"], y=curve["p_success"], mode="lines+markers", name=t(lang, "p_success"),
-                     hovertemplate="%{x}: %{y:.6f}<extra></extra>")
+    fig2 = views.Figure(f"{t(lang, 'curve')}: {system_name(lang, sid)}", value_name, t(lang, "p_success"))
+    fig2.line(curve["value"], curve["p_success"], t(lang, "p_success"))
     here = c.params[res.curve.value_name]
     if curve["value"].min() <= here <= curve["value"].max():
-        fig2.add_vline(x=here, line_dash="dot", annotation_text=f"{value_name} {here}")
-    views.integer_axis(fig2)
+        fig2.vline(here, f"{value_name} {here}")
+    fig2.integer_x()
     shown_dist = dist.rename(columns={"value": outcome, **{s: t(lang, s) for s in SHOWS}})
     shown_curve = curve.rename(columns={"value": value_name, "modifier": t(lang, "modifier"),
                                         "p_success": t(lang, "p_success"), "delta_p": "ΔP(+1)"})

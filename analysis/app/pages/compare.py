@@ -131,11 +131,11 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     body.append(views.cards([views.card(lang, f"p_a_wins_{i}", f"{t(lang, 'p_a_wins')} · {t(lang, f'setup{i}')}",
                                         d["p_a_wins"]) for i, d in enumerate(res.duels, 1)]))
     table = side_by_side(res.duels, lang)
-    fig = views.figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"))
+    fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"))
     for i, d in enumerate(res.duels, 1):
         rounds = {int(k): v for k, v in d["rounds"].items()}
-        fig.add_bar(x=list(rounds), y=list(rounds.values()), name=t(lang, f"setup{i}"))
-    views.integer_axis(fig)
+        fig.bar(list(rounds), list(rounds.values()), t(lang, f"setup{i}"))
+    fig.integer_x()
     body.append(views.row([views.table("duel", table, lang, t(lang, "matched_duel")), views.graph(fig, "rounds")]))
     tables = {"duel": table}
     if res.curves is not None:
@@ -145,11 +145,10 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         curve = pd.DataFrame({value: c1.index, t(lang, "setup1"): c1.values,
                               t(lang, "setup2"): c2.reindex(c1.index).values})
         curve[t(lang, "difference")] = curve[t(lang, "setup2")] - curve[t(lang, "setup1")]
-        fig2 = views.figure(t(lang, "check_table"), value, t(lang, "p_success"))
+        fig2 = views.Figure(t(lang, "check_table"), value, t(lang, "p_success"))
         for i in (1, 2):
-            fig2.add_scatter(x=curve[value], y=curve[t(lang, f"setup{i}")], mode="lines+markers",
-                             name=t(lang, f"setup{i}"))
-        views.integer_axis(fig2)
+            fig2.line(curve[value], curve[t(lang, f"setup{i}")], t(lang, f"setup{i}"))
+        fig2.integer_x()
         body.append(views.row([views.graph(fig2, "checks"), views.table("checks", curve, lang, t(lang, "check_table"))]))
         tables["checks"] = curve
     for i, (d, cli) in enumerate(zip(res.duels, res.cli), 1):
@@ -159,13 +158,13 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
 
 def systems_view(res: Result, lang: str) -> tuple[list[Any], dict[str, pd.DataFrame]]:
     """Two systems: success curves on the modifier from each one's 50% point; P(A wins) against a skill gap."""
-    fig = views.figure(t(lang, "curve"), t(lang, "fifty"), t(lang, "p_success"))
+    fig = views.Figure(t(lang, "curve"), t(lang, "fifty"), t(lang, "p_success"))
     for sid, part in res.aligned.groupby("system", sort=False):
-        fig.add_scatter(x=part["modifier"], y=part["p_success"], mode="lines+markers", name=system_name(lang, sid))
-    fig2 = views.figure(t(lang, "skill_gap"), t(lang, "gap"), t(lang, "p_a_wins"))
+        fig.line(part["modifier"], part["p_success"], system_name(lang, sid))
+    fig2 = views.Figure(t(lang, "skill_gap"), t(lang, "gap"), t(lang, "p_a_wins"))
     for sid, part in res.gaps.groupby("system", sort=False):
-        fig2.add_scatter(x=part["gap"], y=part["p_a_wins"], mode="lines+markers", name=system_name(lang, sid))
-    views.integer_axis(fig2)
+        fig2.line(part["gap"], part["p_a_wins"], system_name(lang, sid))
+    fig2.integer_x()
     gaps = res.gaps[["system", "gap", "hit_edge", "p_a_wins", "p_b_wins", "p_death", "p_incap", "mean_rounds"]]
     aligned = res.aligned[["system", "value", "p_success", "modifier"]]
     cards = [views.card(lang, f"p_a_wins_{sid}", f"{system_name(lang, sid)}: {t(lang, 'p_a_wins')} (gap 0)",

@@ -29,6 +29,7 @@ from ..text import number, t
 
 KEYS = ("lang", "system", "vary", "rounds", "lethality", "pwin", "top", "a", "b", "r.", "a.", "b.")
 DEFAULTS = {"rounds": "4", "lethality": "0.3", "pwin": "", "top": "5"}
+CASTS = {"rounds": float, "lethality": float, "pwin": float, "top": int}
 BUDGET = 300.0
 """The longest search the app starts, in estimated seconds (``dicelab design`` runs longer ones)."""
 CLOSE = 1.0
@@ -59,7 +60,7 @@ def controls(state: Mapping[str, str], lang: str) -> list[Any]:
 
 def wish(state: Mapping[str, str]) -> dict[str, Any]:
     """The search's inputs as the library takes them (numbers as typed, so it names a bad one)."""
-    return {k: typed(state.get(k, DEFAULTS[k]) or None) for k in DEFAULTS}
+    return {k: typed(state.get(k, DEFAULTS[k]) or None, CASTS[k]) for k in DEFAULTS}
 
 
 def compute(state: Mapping[str, str]) -> Any:

@@ -114,14 +114,14 @@ def exchange_view(ex: Any, tag: str, lang: str) -> tuple[list[Any], pd.DataFrame
     kinds = [views.card(lang, f"{tag}_{k}", t(lang, k), getattr(ex, k)) for k in
              ("p_miss", "p_defended", "p_graze", "p_hit", "p_critical") if k != "p_graze" or ex.p_graze]
     dmg = ex.damage.to_dict()
-    fig = views.figure(f"{att} {t(lang, 'attacks')} {dfn}: {t(lang, 'damage')}", t(lang, "damage"),
+    fig = views.Figure(f"{att} {t(lang, 'attacks')} {dfn}: {t(lang, 'damage')}", t(lang, "damage"),
                        t(lang, "probability"))
-    fig.add_bar(x=list(dmg), y=list(dmg.values()), hovertemplate="%{x}: %{y:.6f}<extra></extra>")
-    views.integer_axis(fig)
+    fig.bar(list(dmg), list(dmg.values()))
+    fig.integer_x()
     after = ex.condition_after
-    fig2 = views.figure(f"{t(lang, 'condition_after')}" + (f" ({track})" if track else ""), t(lang, "defender_track"),
+    fig2 = views.Figure(f"{t(lang, 'condition_after')}" + (f" ({track})" if track else ""), t(lang, "defender_track"),
                         t(lang, "probability"))
-    fig2.add_bar(x=[str(k) for k in after], y=list(after.values()), hovertemplate="%{x}: %{y:.6f}<extra></extra>")
+    fig2.bar([str(k) for k in after], list(after.values()))
     table = pd.DataFrame({t(lang, "damage"): list(dmg), t(lang, "probability"): list(dmg.values())})
     return [html.H4(f"{t(lang, 'exchange')}: {att} → {dfn}"), views.cards(kinds),
             views.row([views.graph(fig, f"damage-{tag}"), views.graph(fig2, f"after-{tag}")])], table
@@ -136,9 +136,9 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
                        views.cards(outcome_cards(d, lang)), html.H4(t(lang, "outcomes")),
                        views.cards(level_cards(d, "a", lang)), views.cards(level_cards(d, "b", lang))]
     rounds = {int(k): v for k, v in d["rounds"].items()}
-    fig = views.figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"))
-    fig.add_bar(x=list(rounds), y=list(rounds.values()), hovertemplate="%{x}: %{y:.6f}<extra></extra>")
-    views.integer_axis(fig)
+    fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"))
+    fig.bar(list(rounds), list(rounds.values()))
+    fig.integer_x()
     mean = d.get("mean_rounds")
     stats = [views.card(lang, "mean_rounds", t(lang, "mean_rounds"), mean, d.get("ci_mean_rounds"),
                         shown=number(lang, mean, 3) if mean is not None else None),

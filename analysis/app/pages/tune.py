@@ -65,7 +65,7 @@ def compute(state: Mapping[str, str]) -> Result:
     rules, args = rules_of(system, state), args_of(system, state)
     target = system_of(state, "to") if "to" in state else system_of({"system": DEFAULT_TO})
     t_rules, t_args = rules_of(target, state, "tr"), args_of(target, state, "tc")
-    p = typed(state.get("p", DEFAULT_P))
+    p = typed(state.get("p", DEFAULT_P), float)
     return Result(system.id, target.id, attempt(lambda: tune(system, rules, args, p)), tune_table(system, rules, args),
                   equiv(system, rules, args, target, t_rules, t_args),
                   attempt(lambda: equiv_table(system, rules, args, target, t_rules, t_args)))
@@ -90,8 +90,8 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     shown_table = pd.DataFrame({t(lang, "p_success") + " ≥": rows["p"], t(lang, "modifier"): rows["modifier"],
                                 value: rows["value"], t(lang, "p_at"): rows["p_at_modifier"]})
     shown_table = shown_table.astype(object).where(shown_table.notna(), None)
-    fig = views.figure(t(lang, "tune_table"), t(lang, "p_success"), t(lang, "modifier"))
-    fig.add_scatter(x=rows["p"], y=rows["modifier"], mode="lines+markers", line_shape="hv", name=t(lang, "modifier"))
+    fig = views.Figure(t(lang, "tune_table"), t(lang, "p_success"), t(lang, "modifier"))
+    fig.line(rows["p"], rows["modifier"], t(lang, "modifier"), step=True)
     e = res.equiv
     to_value = field_label(lang, e.value_name, tid)
     body += [views.row([views.graph(fig, "tune"), views.table("tune", shown_table, lang, t(lang, "tune_table"),
