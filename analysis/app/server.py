@@ -14,6 +14,7 @@ import ipaddress
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 import webbrowser
@@ -61,6 +62,27 @@ def has_display() -> bool:
     return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket, bound before anything else starts (a busy port is one line, not werkzeug's exit)."""
+    from werkzeug.serving import get_sockaddr, select_address_family
+
+    try:
+        family = select_address_family(host, port)
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except (OSError, ValueError) as err:
+        raise DicelabError(f"cannot listen on {host}:{port}: {err}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(get_sockaddr(host, port, family))
+        sock.listen(128)
+    except (OSError, OverflowError, UnicodeError) as err:
+        sock.close()
+        reason = getattr(err, "strerror", None) or str(err)
+        raise DicelabError(f"cannot listen on {host}:{port}: {reason}; allowed: a free port on an address of this "
+                           "machine (--port 0 picks a free one)") from None
+    return sock
+
+
 def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, open_browser: bool = True,
           say: Callable[[str], None] = print) -> int:
     """Serve until interrupted; prints the URL first.  Exit status 0 after Ctrl-C or SIGTERM."""
@@ -68,17 +90,14 @@ def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, open_browser: bool = 
 
     from .shell import cleanup, create_app
 
-    port = check_port(port)
+    sock = listen(host, check_port(port))
     app = create_app()
     try:
-        server = make_server(host, port, app.server, threaded=True)
-    except (OSError, OverflowError, UnicodeError) as err:
-        cleanup(app)
-        reason = getattr(err, "strerror", None) or str(err)
-        raise DicelabError(f"cannot listen on {host}:{port}: {reason}; allowed: a free port on an address of this "
-                           "machine (--port 0 picks a free one)") from None
+        server = make_server(host, port, app.server, threaded=True, fd=sock.fileno())
+    finally:
+        sock.close()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    url = url_of(host, server.server_port)
+    url = url_of(host, server.port)
     say(f"dicelab app: serving on {url}  (Ctrl-C stops it)")
     if not is_loopback(host):
         say(f"dicelab app: listening on {host}: other machines on the network can reach it")
