@@ -20,12 +20,13 @@ True
 
 from __future__ import annotations
 
+import queue
 import sys
 import threading
 import time
 import traceback
 from collections import OrderedDict
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
@@ -103,10 +104,16 @@ def _run(job: Job, fn: Callable[[], Any]) -> tuple[str, Any]:
 
 
 class Jobs:
-    """A small pool of worker threads with jobs deduplicated by key."""
+    """A small pool of worker threads with jobs deduplicated by key.
+
+    The threads are daemons: stopping the server never waits for a computation nobody will see.
+    """
 
     def __init__(self, workers: int = 2, keep: int = KEEP):
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dicelab-job")
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        for i in range(workers):
+            threading.Thread(target=self._work, name=f"dicelab-job-{i}", daemon=True).start()
+        self._workers = workers
         self._jobs: OrderedDict[Hashable, Job] = OrderedDict()
         self._slots: dict[Hashable, Hashable] = {}
         self._keep = keep
@@ -121,7 +128,7 @@ class Jobs:
                 self._jobs.move_to_end(key)
             else:
                 job = Job(key, estimate=estimate)
-                job.future = self._pool.submit(_run, job, fn)
+                self._queue.put((job, fn))
                 self._jobs[key] = job
             if slot is not None:
                 previous = self._jobs.get(self._slots.get(slot))
@@ -148,9 +155,22 @@ class Jobs:
         for key in done[: max(0, len(done) - self._keep)]:
             del self._jobs[key]
 
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            job, fn = item
+            if job.future.set_running_or_notify_cancel():
+                job.future.set_result(_run(job, fn))
+
     def close(self) -> None:
-        """Stop taking jobs; pending ones are cancelled."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the workers once their current job is done; pending jobs are cancelled."""
+        with self._lock:
+            for job in self._jobs.values():
+                job.future.cancel()
+        for _ in range(self._workers):
+            self._queue.put(None)
 
 
 def report_estimate(seconds: float) -> None:

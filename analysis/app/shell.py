@@ -134,7 +134,7 @@ def create_app(jobs: jobs_mod.Jobs | None = None) -> Dash:
         try:
             state = decode(search)
         except DicelabError as err:
-            return [], None, nav(page, {}, "en"), error(str(err), "en"), t("en", "subtitle")
+            return [], None, nav(page, {}, "en"), error(str(err), "en", "link-error"), t("en", "subtitle")
         lang = language(state)
         module = PAGE_MODULES[page]
         stray = sorted(k for k in state if not known(module, k))
@@ -147,7 +147,7 @@ def create_app(jobs: jobs_mod.Jobs | None = None) -> Dash:
         except DicelabError as err:
             from .controls import system_select
 
-            panel = [system_select("system", state, lang), error(str(err), lang)]
+            panel = [system_select("system", state, lang), error(str(err), lang, "controls-error")]
         return [lang_select(lang), *panel], key, nav(page, state, lang), notice, t(lang, "subtitle")
 
     @app.callback(Output("url", "search"), Input({"type": "field", "key": ALL, "default": ALL}, "value"),

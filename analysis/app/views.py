@@ -139,10 +139,11 @@ def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
 
 
-def error(message: str, lang: str) -> html.Div:
-    """A one-line message in place of a result (the library's words)."""
-    return html.Div([html.B(f"{t(lang, 'error')}: "), html.Span(message, id="error-text")], className="error",
-                    id="error", role="alert")
+def error(message: str, lang: str, where: str = "error") -> html.Div:
+    """A one-line message in place of a result (the library's words); ``where`` names its element
+    (``error`` in the results, ``controls-error`` beside the controls)."""
+    return html.Div([html.B(f"{t(lang, 'error')}: "), html.Span(message, id=f"{where}-text")], className="error",
+                    id=where, role="alert")
 
 
 def note(message: str, cls: str = "note") -> html.Div:
