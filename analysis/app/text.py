@@ -21,24 +21,24 @@ UI: dict[str, dict[str, str]] = {
     "en": {
         "title": "dicelab", "subtitle": "the designer's workbench",
         "checks": "Checks", "tune": "Tune", "duel": "Duel", "compare": "Compare", "design": "Design",
-        "system": "System", "language": "Language", "rules": "Rules", "variants": "Rule readings (variants)",
+        "system": "System", "language": "Language", "variants": "Rule readings (variants)",
         "constants": "House rules (the book's numbers)", "options": "Duel options", "check": "Check",
         "rules_file": "Load a rules file (.toml)", "fighter_a": "Fighter A", "fighter_b": "Fighter B",
-        "archetype": "archetype", "params": "parameters", "policies": "tactics (policies)",
+        "archetype": "archetype", "policies": "tactics (policies)",
         "p_success": "P(success)", "p_critical": "P(critical)", "p_fumble": "P(fumble)", "residual": "residual",
         "exactly": "exactly", "at_least": "at least", "at_most": "at most", "show": "Show",
         "distribution": "Outcome distribution", "curve": "Success curve", "value": "value",
-        "probability": "probability", "download": "Download CSV", "copy": "Copy link",
+        "probability": "probability", "download": "Download CSV",
         "made_by": "Made by", "house_rules": "house rules", "none": "none (the book)",
         "wish_p": "Wished P(success)", "tune_result": "Modifier needed", "tune_table": "The modifier for every P",
-        "equiv": "Translate a difficulty", "to_system": "To system", "to_check": "Target system's check",
+        "equiv": "Translate a difficulty", "to_system": "To system",
         "modifier": "modifier", "p_at": "P at it", "p_below": "P one below", "p_from": "P(success) here",
-        "p_to": "P(success) there", "equiv_table": "The whole range", "notes": "notes",
+        "p_to": "P(success) there", "equiv_table": "The whole range",
         "method": "Method", "exact": "exact (Markov chain)", "mc": "Monte Carlo", "n": "trials (n)",
         "seed": "seed", "model": "model", "mc_options": "Simulation options",
         "p_a_wins": "P(A wins)", "p_b_wins": "P(B wins)", "p_both_out": "P(both out)",
         "p_stalemate": "P(never ends)", "p_unfinished": "P(unfinished)", "outcomes": "Outcomes per fighter",
-        "out": "out", "dying": "dying", "dead": "dead", "killed": "killed", "side": "fighter",
+        "out": "out", "dying": "dying", "dead": "dead", "killed": "killed",
         "rounds": "Rounds to the first out", "round": "round", "mean_rounds": "mean rounds",
         "median_rounds": "median rounds", "exchange": "One exchange", "attacks": "attacks",
         "damage": "damage", "condition_after": "Defender's condition after it", "defender_track": "defender's track",
@@ -51,36 +51,34 @@ UI: dict[str, dict[str, str]] = {
         "matched_duel": "Duel", "skill_gap": "Skill gap: A's combat skills raised by k",
         "hit_edge": "hit edge", "p_death": "P(death)", "gap": "gap",
         "vary": "Search (a.NAME=LO..HI, b.NAME=…, NAME=… for both)", "wish_rounds": "wished mean rounds",
-        "wish_lethality": "wished P(death)", "wish_pwin": "wished P(A wins) (optional)", "top": "settings shown",
-        "run": "Search", "settings": "settings", "distance": "distance", "setting": "setting",
+        "wish_lethality": "wished P(death)", "wish_pwin": "wished P(A wins) (optional)", "top": "settings shown", "settings": "settings", "distance": "distance", "setting": "setting",
         "nothing_close": "No setting comes close: the nearest is {d:.2f} units away (one unit: 10 percentage "
                          "points of a probability, or a factor 1.5 in mean rounds). Widen the ranges or vary "
                          "other parameters.",
         "skipped": "skipped", "ignored": "Unknown link parameters ignored: {keys}",
-        "error": "Error", "internal": "internal error", "fifty": "modifier from the 50% point",
-        "p_win_short": "P(A wins)", "duel_of": "{a} (A) vs {b} (B)",
+        "error": "Error", "fifty": "modifier from the 50% point", "duel_of": "{a} (A) vs {b} (B)",
     },
     "ru": {
         "title": "dicelab", "subtitle": "верстак разработчика правил",
         "checks": "Проверки", "tune": "Подбор", "duel": "Поединок", "compare": "Сравнение", "design": "Дизайн",
-        "system": "Система", "language": "Язык", "rules": "Правила", "variants": "Прочтения правил (варианты)",
+        "system": "Система", "language": "Язык", "variants": "Прочтения правил (варианты)",
         "constants": "Домашние правила (числа книги)", "options": "Параметры поединка", "check": "Проверка",
         "rules_file": "Загрузить файл правил (.toml)", "fighter_a": "Боец A", "fighter_b": "Боец B",
-        "archetype": "архетип", "params": "параметры", "policies": "тактика",
+        "archetype": "архетип", "policies": "тактика",
         "p_success": "P(успеха)", "p_critical": "P(крита)", "p_fumble": "P(провала)", "residual": "остаток",
         "exactly": "ровно", "at_least": "не меньше", "at_most": "не больше", "show": "Показать",
         "distribution": "Распределение результата", "curve": "Кривая успеха", "value": "значение",
-        "probability": "вероятность", "download": "Скачать CSV", "copy": "Копировать ссылку",
+        "probability": "вероятность", "download": "Скачать CSV",
         "made_by": "Получено при", "house_rules": "домашние правила", "none": "нет (как в книге)",
         "wish_p": "Желаемая P(успеха)", "tune_result": "Нужный модификатор", "tune_table": "Модификатор для каждой P",
-        "equiv": "Перевод сложности", "to_system": "В систему", "to_check": "Проверка в целевой системе",
+        "equiv": "Перевод сложности", "to_system": "В систему",
         "modifier": "модификатор", "p_at": "P при нём", "p_below": "P на единицу ниже", "p_from": "P(успеха) здесь",
-        "p_to": "P(успеха) там", "equiv_table": "Весь диапазон", "notes": "примечания",
+        "p_to": "P(успеха) там", "equiv_table": "Весь диапазон",
         "method": "Метод", "exact": "точно (цепь Маркова)", "mc": "Монте-Карло", "n": "испытаний (n)",
         "seed": "зерно", "model": "модель", "mc_options": "Параметры симуляции",
         "p_a_wins": "P(победы A)", "p_b_wins": "P(победы B)", "p_both_out": "P(выбыли оба)",
         "p_stalemate": "P(бой не кончается)", "p_unfinished": "P(не закончен)", "outcomes": "Исходы для каждого бойца",
-        "out": "выбыл", "dying": "при смерти", "dead": "мёртв", "killed": "убит", "side": "боец",
+        "out": "выбыл", "dying": "при смерти", "dead": "мёртв", "killed": "убит",
         "rounds": "Раунды до первого выбывания", "round": "раунд", "mean_rounds": "раундов в среднем",
         "median_rounds": "медиана раундов", "exchange": "Один обмен ударами", "attacks": "атакует",
         "damage": "урон", "condition_after": "Состояние защитника после него", "defender_track": "трек защитника",
@@ -94,14 +92,13 @@ UI: dict[str, dict[str, str]] = {
         "hit_edge": "перевес в попаданиях", "p_death": "P(смерти)", "gap": "разница",
         "vary": "Перебор (a.ИМЯ=ОТ..ДО, b.ИМЯ=…, ИМЯ=… для обоих)", "wish_rounds": "желаемое среднее число раундов",
         "wish_lethality": "желаемая P(смерти)", "wish_pwin": "желаемая P(победы A) (необязательно)",
-        "top": "показать вариантов", "run": "Искать", "settings": "вариантов", "distance": "расстояние",
+        "top": "показать вариантов", "settings": "вариантов", "distance": "расстояние",
         "setting": "вариант",
         "nothing_close": "Ни один вариант не подходит: ближайший в {d:.2f} единицах (единица: 10 процентных "
                          "пунктов вероятности или множитель 1,5 в среднем числе раундов). Расширьте диапазоны "
                          "или меняйте другие параметры.",
         "skipped": "пропущено", "ignored": "Неизвестные параметры ссылки пропущены: {keys}",
-        "error": "Ошибка", "internal": "внутренняя ошибка", "fifty": "модификатор от точки 50%",
-        "p_win_short": "P(победы A)", "duel_of": "{a} (A) против {b} (B)",
+        "error": "Ошибка", "fifty": "модификатор от точки 50%", "duel_of": "{a} (A) против {b} (B)",
     },
 }
 
@@ -125,6 +122,8 @@ FIELDS_RU: dict[str, str] = {
     "weapon_b": "бонус оружия b", "attack_skill": "навык атаки", "defense_skill": "навык защиты",
     "strength": "Сила", "scale": "Масштаб", "weapon": "оружие", "weapon_type_bonus": "бонус типа оружия",
     "muscle_powered": "мускульное оружие", "shield": "щит", "agility": "Ловкость",
+    # check results beyond success
+    "p_equipment_fault": "P(отказа снаряжения)", "p_complication": "P(осложнения)", "mean_rt": "средний РТ",
 }
 """Russian names of fields; a system whose term differs from this table has it in :data:`SYSTEM_FIELDS_RU`."""
 SYSTEM_FIELDS_RU: dict[str, dict[str, str]] = {
@@ -189,7 +188,7 @@ def number(lang: str, x: float | None, digits: int = 6) -> str:
 
 
 def percent(lang: str, x: float | None, digits: int = 2) -> str:
-    """A probability as a percentage; a rare one also as "1 in N" is left to the tables."""
+    """A probability as a percentage (a decimal comma and a spaced sign in Russian)."""
     if x is None:
         return "—"
     out = f"{100 * x:.{digits}f}%"

@@ -60,7 +60,7 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         items.append(views.card(lang, "p_critical", t(lang, "p_critical"), c.p_critical))
     if c.p_fumble is not None:
         items.append(views.card(lang, "p_fumble", t(lang, "p_fumble"), c.p_fumble))
-    items += [views.card(lang, k, k, v) for k, v in c.extra.items()]
+    items += [views.card(lang, k, field_label(lang, k, sid), v) for k, v in c.extra.items()]
     if c.residual:
         items.append(views.card(lang, "residual", t(lang, "residual"), c.residual))
     show = state.get("show", SHOWS[0])
