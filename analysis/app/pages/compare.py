@@ -117,7 +117,7 @@ def side_by_side(duels: tuple[Mapping[str, Any], Mapping[str, Any]], lang: str) 
         x, y = duels[0].get(name), duels[1].get(name)
         diff = y - x if isinstance(x, (int, float)) and isinstance(y, (int, float)) else None
         rows.append({"quantity": name, t(lang, "setup1"): x, t(lang, "setup2"): y, t(lang, "difference"): diff})
-    return pd.DataFrame(rows).astype(object)
+    return pd.DataFrame(rows, dtype=object)  # counts stay integers beside the probabilities
 
 
 def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], dict[str, pd.DataFrame]]:
