@@ -320,3 +320,23 @@ def test_a_job_reports_its_estimate():
 def test_fighter_of_is_the_cli_fighter():
     kurs = get_system("kurs")
     assert fighter_of(kurs, {"a": "maximus", "a.armor": "3"}, "a") == load_fighter(kurs, "archetype=maximus,armor=3")
+
+
+def test_a_dropdown_keeps_a_value_from_the_link_it_does_not_offer():
+    """A dropdown would drop the value and rewrite the link; the value stays and the page says what is wrong."""
+    from analysis.app.controls import system_select
+
+    dropdown = system_select("system", {"system": "nowhere"}, "en").children[1]
+    assert dropdown.value == "nowhere" and "nowhere" in [o["value"] for o in dropdown.options]
+    panel = rules_panel(get_system("tun"), {"r.crits": "maybe"}, "r", "en")
+    keys = {}
+    stack = list(panel)
+    while stack:
+        node = stack.pop()
+        ident = getattr(node, "id", None)
+        if isinstance(ident, dict) and ident.get("key") == "r.crits":
+            keys = {o["value"] for o in node.options}
+            assert node.value == "maybe"
+        children = getattr(node, "children", None)
+        stack.extend(children if isinstance(children, list) else [children] if children is not None else [])
+    assert keys == {"true", "false", "maybe"}

@@ -45,7 +45,10 @@ def fid(key: str, default: str) -> dict[str, str]:
 
 def select(key: str, options: Sequence[tuple[str, str]], value: str, default: str, title: str,
            hint: str = "") -> html.Div:
-    """A labelled dropdown over ``(value, label)`` options."""
+    """A labelled dropdown over ``(value, label)`` options; a value from a link that is not among them stays
+    shown (a dropdown would drop it, silently rewriting the link) while the page says what is wrong with it."""
+    if value not in (v for v, _ in options):
+        options = [*options, (value, value)]
     return html.Div([
         html.Label(title, title=hint),
         dcc.Dropdown(id=fid(key, default), options=[{"value": v, "label": lab} for v, lab in options], value=value,
@@ -60,7 +63,7 @@ def entry(key: str, info: ParamInfo, spec: Spec, value: str, default: str, title
     name = html.Span([title, " ", html.Code(info.name)] if title != info.name else [html.Code(info.name)])
     if how == "select":
         options = [{"value": c, "label": dice(lang, c)} for c in choices(spec)]
-        if value not in (o["value"] for o in options):
+        if value not in choices(spec):
             options.append({"value": value, "label": value})
         control: Any = dcc.Dropdown(id=fid(key, default), options=options, value=value, clearable=False,
                                     searchable=False)
@@ -147,8 +150,7 @@ def fighter_panel(system: System, state: Mapping[str, str], side: str, lang: str
     cls = system.Fighter
     name = state.get(side, default_archetype(system, side))
     names = list(archetypes(system.id))
-    chooser = select(side, [(n, n) for n in names] + ([] if name in names else [(name, name)]), name,
-                     default_archetype(system, side), t(lang, "archetype"))
+    chooser = select(side, [(n, n) for n in names], name, default_archetype(system, side), t(lang, "archetype"))
     try:
         base = archetype(system, name).to_dict()
     except DicelabError:  # an unknown archetype in a link: the fields show the plain defaults, the result says why
