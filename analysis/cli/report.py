@@ -17,8 +17,10 @@ def register(sub: Any) -> None:
 
 
 def run_report(ns: argparse.Namespace) -> int:
+    from ..files import check_output_dir
     from ..report import build_report
 
+    check_output_dir(ns.out)
     written = build_report(ns.out, lang=ns.lang)
     emit(f"wrote {len(written)} files into {ns.out}/\n")
     return 0
