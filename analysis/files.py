@@ -129,14 +129,14 @@ def _parse(path: str | os.PathLike[str], what: str, kind: str, parse: Any) -> An
             raise DicelabError(f"{shown_path}: holds an integer too long to read; allowed: at most "
                                f"{sys.get_int_max_str_digits():,} digits") from None
         raise DicelabError(f"{shown_path}: not valid {kind}: {err}") from None
-    depth = _depth(data)
-    if depth > MAX_DEPTH:
-        raise DicelabError(f"{shown_path}: nested {depth} levels deep; allowed: at most {MAX_DEPTH}")
+    if _depth(data) > MAX_DEPTH:
+        raise DicelabError(f"{shown_path}: nested more than {MAX_DEPTH} levels deep; allowed: at most {MAX_DEPTH}")
     return data
 
 
 def _depth(data: Any) -> int:
-    """How deeply lists and tables nest in parsed data (a scalar: 0), without recursion."""
+    """How deeply lists and tables nest in parsed data (a scalar: 0; counted up to ``MAX_DEPTH + 1``), without
+    recursion."""
     deepest, stack = 0, [(data, 1)]
     while stack:
         value, level = stack.pop()
@@ -228,6 +228,8 @@ def _stat(target: Path, shown_path: str) -> os.stat_result | None:
         return os.stat(target)
     except FileNotFoundError:
         return None
+    except NotADirectoryError:
+        raise DicelabError(f"{shown_path}: a part of the path is not a directory") from None
     except OSError as err:
         raise DicelabError(f"{shown_path}: cannot be checked ({err.strerror or err})") from None
 

@@ -242,12 +242,13 @@ def _silence_stdout() -> None:
         pass
 
 
-_LONG_QUOTED = re.compile(r"'([^'\n]{60,})'")
+_LONG_QUOTED = re.compile(r"'([^'\n]{200,})'")
 _LONG_DIGITS = re.compile(r"\d{60,}")
 
 
 def one_line(text: str) -> str:
-    """A message as one line: line breaks become spaces; a long quoted value or run of digits is cut.
+    """A message as one line: line breaks become spaces; a quoted value of 200 characters or more, or a run of 60
+    digits or more, is cut (a safety net: messages cut what they echo with :func:`~analysis.params.shown`).
 
     >>> one_line("a\\nb")
     'a b'
