@@ -195,7 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         ns = build_parser(args).parse_args(args)
         ns.__dict__.pop(GIVEN, None)
-        label = " ".join(["dicelab", ns.command] + ([ns.system] if isinstance(getattr(ns, "system", None), str) else []))
+        system = getattr(ns, "system", None)
+        label = " ".join(["dicelab", ns.command] + ([system] if isinstance(system, str) and system else []))
         return int(ns.func(ns) or 0)
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else _fail(label, str(exc.code), 2)
