@@ -6,19 +6,21 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check --con
 CORE   := $(VENV)/.installed
 SAY    := @printf 'dicelab: %s\n'
 
-.PHONY: help python-version report test notebooks bench bench-startup constraints clean
+.PHONY: help report test notebooks bench bench-startup constraints clean
 .DEFAULT_GOAL := help
+
+# The Python version is checked first, before anything is installed: one line saying what is needed.
+ifneq ($(filter-out help clean,$(MAKECMDGOALS)),)
+ifneq ($(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null),1)
+$(error dicelab needs Python 3.11 or newer; '$(PYTHON)' is $(or $(shell $(PYTHON) --version 2>/dev/null),missing): run make PYTHON=python3.11 (or newer))
+endif
+endif
 
 help:  ## list the targets
 	@printf 'make targets (each installs what it needs into .venv, pinned by constraints.txt):\n'
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 16
 
-python-version:
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
-	  echo "dicelab needs Python 3.11 or newer; '$(PYTHON)' is $$($(PYTHON) --version 2>&1 || echo missing): run make PYTHON=python3.11 (or newer)"; \
-	  exit 1; }
-
-$(CORE): pyproject.toml constraints.txt | python-version
+$(CORE): pyproject.toml constraints.txt
 	$(SAY) "[1/2] creating $(VENV) with $$($(PYTHON) --version)"
 	@$(PYTHON) -m venv $(VENV)
 	$(SAY) "[2/2] installing dicelab and its core dependencies (numpy, scipy, pandas, matplotlib, numba, plotly...)"
@@ -35,7 +37,7 @@ report: $(CORE)  ## write the report into reports/ (core install only)
 	@$(BIN)/dicelab report --out reports
 	$(SAY) "open reports/index.html in a browser; the notebooks: make notebooks"
 
-test: $(VENV)/.installed-test | python-version  ## run the whole test suite (installs the test extras)
+test: $(VENV)/.installed-test  ## run the whole test suite (installs the test extras)
 	$(SAY) "running the tests"
 	@$(BIN)/python -m pytest
 
