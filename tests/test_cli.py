@@ -253,8 +253,8 @@ def test_repeated_option(capsys):
 
 
 def test_repeated_option_through_its_other_spelling(capsys):
-    line = refused(capsys, "check", "onesix", "--rating", "9", "--mod", "1", "--mod", "2")
-    assert "--mod is given twice" in line
+    line = refused(capsys, "check", "onesix", "--gear-rating", "3", "--gear_rating", "4")
+    assert "--gear_rating is given twice (--gear-rating '3' and --gear_rating '4')" in line
 
 
 def test_repeated_fighter_option(capsys):

@@ -208,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(prog, str(err), 2, f"try '{prog} --help'")
     except DicelabError as err:
         _debug()
-        return _fail(label, str(err), 2, getattr(err, "hint", None))
+        return _fail(label, str(err), 2)
     except KeyboardInterrupt:
         print(f"{label}: interrupted", file=sys.stderr)
         return 130
