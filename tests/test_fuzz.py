@@ -412,20 +412,17 @@ def workdir():
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_fuzz_command(command, workdir):
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(argv=strategy(command))
-    def case(argv):
-        where = Path(tempfile.mkdtemp(dir=workdir))
-        try:
-            args = materialise(argv, where)
-            code, out, err = run_case(args, TIMEOUT.get(command, DEFAULT_TIMEOUT))
-            check_outcome(args, code, out, err)
-        finally:
-            shutil.rmtree(where, ignore_errors=True)
-
-    case()
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_fuzz_command(command, workdir, data):
+    where = Path(tempfile.mkdtemp(dir=workdir))
+    try:
+        args = materialise(data.draw(strategy(command), label="argv"), where)
+        code, out, err = run_case(args, TIMEOUT.get(command, DEFAULT_TIMEOUT))
+        check_outcome(args, code, out, err)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def test_every_command_is_fuzzed():
