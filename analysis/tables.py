@@ -96,11 +96,63 @@ def render(table: "pd.DataFrame | Sequence[dict[str, Any]]", fmt: str, *, title:
         rows = [{index: k, **{h: cells.get((k, h)) for h in heads}} for k in keys]
     elif pivot is not None:
         columns = [c for c in columns if c not in ("system", pivot[1])]
-    from tabulate import tabulate
+    return (f"{title}\n\n" if title else "") + markdown(columns, rows) + "\n"
 
-    body = tabulate([[row[c] for c in columns] for row in rows], headers=columns, tablefmt="pipe",
-                    floatfmt=".4f", missingval="")
-    return (f"{title}\n\n" if title else "") + body + "\n"
+
+def markdown(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+    """A Markdown pipe table (the layout of tabulate's ``pipe`` format): numbers right-aligned, floats at 4
+    decimals, text left-aligned, a missing cell empty.
+
+    >>> print(markdown(["x", "p", "note"], [{"x": 1, "p": 0.5, "note": "a"}, {"x": 10, "p": None, "note": "bc"}]))
+    |   x |      p | note   |
+    |----:|-------:|:-------|
+    |   1 | 0.5000 | a      |
+    |  10 |        | bc     |
+    """
+    kinds = [_kind([row[c] for row in rows]) for c in columns]
+    cells = [[_format(row[c], kind) for c, kind in zip(columns, kinds)] for row in rows]
+    widths = [max([len(str(c)) + 2] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+
+    def line(values: Sequence[str]) -> str:
+        return "| " + " | ".join(v.ljust(w) if k in ("text", "bool") else v.rjust(w)
+                                 for v, w, k in zip(values, widths, kinds)) + " |"
+
+    rule = "|" + "|".join(":" + "-" * (w + 1) if k in ("text", "bool") else "-" * (w + 1) + ":"
+                          for w, k in zip(widths, kinds)) + "|"
+    return "\n".join([line([str(c) for c in columns]), rule] + [line(r) for r in cells])
+
+
+def _kind(values: Sequence[Any]) -> str:
+    """``text``, ``float``, ``int`` or ``bool``: the most general kind of a column's values (numeric text counts as a
+    number; ``None`` and empty text are missing; a column of booleans only is laid out as text)."""
+    kinds = set()
+    for v in values:
+        if v is None or v == "":
+            continue
+        if isinstance(v, bool):
+            kinds.add("bool")
+        elif isinstance(v, str):
+            kinds.add("int" if _parses(int, v) else "float" if _parses(float, v) else "text")
+        else:
+            kinds.add("int" if isinstance(v, int) else "float")
+    for kind in ("text", "float", "int", "bool"):
+        if kind in kinds:
+            return kind
+    return "text"
+
+
+def _parses(kind: type, text: str) -> bool:
+    try:
+        kind(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _format(value: Any, kind: str) -> str:
+    if value is None or value == "":
+        return ""
+    return f"{float(value):.4f}" if kind == "float" else str(value).strip()
 
 
 def _columns_rows(table: "pd.DataFrame | Sequence[dict[str, Any]]") -> tuple[list[str], Rows]:
