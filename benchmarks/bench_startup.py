@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -66,6 +67,7 @@ def main() -> None:
             print(f"{label:<48} {o:7.3f} {n:7.3f} {o / n:6.1f}x  {'yes' if n < TARGET else 'NO'}")
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+        shutil.rmtree(base.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":
