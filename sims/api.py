@@ -2,7 +2,8 @@
 
 Each system's kernels live in ``sims/<id>.py``, which exposes ``Options`` (a
 validated dataclass of boolean switches for the rules the exact chain leaves
-out, all on by default), ``check_call``, ``CHECK_EXTRAS`` and ``duel_call``.
+out, all on by default), ``check_call``, ``CHECK_EXTRAS`` and ``duel_call``, and optionally
+``duel_extra(rules, a, b, counts, n)``: system-specific fields of a simulated duel.
 
 >>> from analysis.system import get_system
 >>> s = get_system("tristat")
@@ -61,8 +62,9 @@ def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed
     module = sim_module(system_id)
     opts = options_for(system_id, model, options)
     counts = run_chunks(module.duel_call(rules, a, b, model, opts), n, seed, workers)
+    extra = module.duel_extra(rules, a, b, counts, int(n)) if hasattr(module, "duel_extra") else {}
     return SimDuelResult(system_id, model, rules.to_dict(), opts.to_dict(), describe_fighter(a, rules),
-                         describe_fighter(b, rules), int(n), _seed_echo(seed), counts)
+                         describe_fighter(b, rules), int(n), _seed_echo(seed), counts, extra)
 
 
 def _seed_echo(seed: Seed) -> Any:

@@ -136,6 +136,8 @@ class SimDuelResult:
     n: int
     seed: Any
     counts: np.ndarray = field(repr=False)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """System-specific fields (Tri-Stat: the stat-limit warnings, P(still up) against total defence...)."""
 
     def estimate(self, index: int) -> Estimate:
         return proportion(int(self.counts[index]), self.n)
@@ -239,6 +241,7 @@ class SimDuelResult:
         out["rounds_conditional"] = int(self.counts[UNFINISHED]) > 0
         out["rounds_note"] = never_ends_note(int(self.counts[UNFINISHED]) / self.n)
         out["max_rounds"] = MAX_ROUNDS
+        out.update(self.extra)
         return strict(out)
 
     def to_frame(self) -> pd.DataFrame:

@@ -253,6 +253,9 @@ def test_variant_duel_effects_are_duels():
     rep = variants(tri, a=a, b=b, workers=1)
     base = tri.duel(tri.rules(), a, b).solution
     for e in rep.effects:
+        if e.duel is None:  # a smaller die puts the fighters past its stat limits (stat_limits = enforce)
+            assert e.name == "die" and e.value < 6 and "stat_limits=warn" in e.note
+            continue
         sol = tri.duel(tri.rules(**{e.name: e.value}), a, b).solution
         assert e.duel_delta["p_a_wins"] == pytest.approx(sol.p_a_wins - base.p_a_wins, abs=1e-12)
         assert e.duel_delta["p_death"] == pytest.approx(sol.p_a_dying + sol.p_b_dying - base.p_a_dying - base.p_b_dying, abs=1e-12)
@@ -271,7 +274,7 @@ def test_variant_a_duel_cannot_take_is_skipped_with_a_note():
     rep = variants(picky, a=a, b=a, workers=1)
     shock = next(e for e in rep.effects if e.name == "shock_rule")
     assert shock.duel is None and "duel skipped: this duel cannot take shock_rule" in shock.note
-    assert all(e.duel is not None for e in rep.effects if e.name != "shock_rule")
+    assert all(e.duel is not None for e in rep.effects if e.name != "shock_rule" and (e.name, e.value) != ("die", 4))
 
 
 # ----------------------------------------------------------------- design

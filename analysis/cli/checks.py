@@ -61,12 +61,17 @@ def register(sub: Any) -> None:
         p.add_argument("--a", required=True, metavar="K=V,...", help=f"side A's check parameters ({names})")
         p.add_argument("--b", required=True, metavar="K=V,...", help=f"side B's check parameters ({names})")
         add_rules_options(p, system)
+        if "resist" in system.extras:
+            p.add_argument("--mode", choices=("contest", "resist"), default="contest",
+                           help="contest: both roll, larger result wins (default); resist: A's sudden action against "
+                                "B's resistance, A's effectiveness taken off B's limit")
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
     per_system(sub, "opposed", "An opposed check: P(A wins), P(tie), P(B wins), margin distribution",
                OPPOSED_EXAMPLES, run_opposed, add_opposed)
 
     def add_seedcheck(p: argparse.ArgumentParser, system: Any) -> None:
+        add_rules_options(p, system)
         p.add_argument("--json", action="store_true", help='print {"cells": [...]}')
 
     per_system(sub, "seedcheck", "The seed's printed probability table, cell by cell beside the exact value",
@@ -154,7 +159,8 @@ def run_opposed(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     a = system.CheckArgs.from_text(parse_pairs(ns.a, "--a"))
     b = system.CheckArgs.from_text(parse_pairs(ns.b, "--b"))
-    res = system.opposed(rules_from(ns, system), a, b)
+    opposed = system.extras["resist"] if getattr(ns, "mode", "contest") == "resist" else system.opposed
+    res = opposed(rules_from(ns, system), a, b)
     if ns.json:
         emit_json(res.to_dict())
         return 0
@@ -162,6 +168,9 @@ def run_opposed(ns: argparse.Namespace) -> int:
          f"  rules: {pairs(res.variants)}\n"
          f"  P(A wins) {prob(res.p_a_wins)}\n  P(tie)    {prob(res.p_tie)}  ({res.tie_rule})\n"
          f"  P(B wins) {prob(res.p_b_wins)}\n")
+    for k, v in res.extra.items():
+        if isinstance(v, float):
+            emit(f"  {k:<17} {prob(v)}\n")
     return 0
 
 
@@ -169,15 +178,21 @@ def run_seedcheck(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     if "seed_table" not in system.extras:
         raise DicelabError(f"system = {ns.system!r} has no printed probability table; allowed: tun")
-    cells = system.extras["seed_table"]()
+    rules = rules_from(ns, system)
+    cells = system.extras["seed_table"](rules)
+    warning = system.extras["seed_table_warning"](rules)
     if ns.json:
-        emit_json({"system": system.id, "seed": system.seed, "cells": cells})
+        emit_json({"system": system.id, "seed": system.seed, "variants": rules.to_dict(), "warning": warning,
+                   "cells": cells})
         return 0
-    emit(f"{system.title_ru}: the seed's table P(roll <= v), printed vs exact\n")
-    emit(f"{'dice':>6} {'v':>3} {'printed':>8} {'exact':>9} {'diff':>9}  explained by\n")
+    emit(f"{warning}\n\n")
+    emit(f"{system.title_ru}: the seed's table P(roll <= v), printed vs exact, and P(success at limit v) "
+         f"under success_rule={rules.success_rule}\n")
+    emit(f"{'dice':>6} {'v':>3} {'printed':>8} {'P(<=v)':>9} {'diff':>9} {'P(succ)':>9}  explained by\n")
     for c in cells:
         flag = "  <-- FLAGGED" if c["flagged"] else ""
-        emit(f"{c['dice']:>6} {c['v']:>3} {c['printed']:>8g} {c['exact']:>9.6f} {c['difference']:>+9.6f}  {c['explained_by']}{flag}\n")
+        emit(f"{c['dice']:>6} {c['v']:>3} {c['printed']:>8g} {c['exact']:>9.6f} {c['difference']:>+9.6f} "
+             f"{c['p_success']:>9.6f}  {c['explained_by']}{flag}\n")
     flagged = sum(c["flagged"] for c in cells)
     emit(f"{flagged} of {len(cells)} printed numbers are a full unit of their last digit or more off.\n")
     return 0

@@ -96,7 +96,14 @@ def run_exchange(ns: argparse.Namespace) -> int:
     emit("  defender after: " + _shown(res.condition_after) + "\n")
     for note in res.notes:
         emit(f"  note: {note}\n")
+    _warnings(res.to_dict())
     return 0
+
+
+def _warnings(data: dict[str, Any]) -> None:
+    """The stat-limit warnings a result carries (``stat_limits = "warn"``), one line each."""
+    for warning in data.get("warnings", ()):
+        emit(f"  warning: {warning}\n")
 
 
 def _shown(probs: dict[Any, float], floor: float = 5e-5) -> str:
@@ -117,6 +124,7 @@ def run_resolve(ns: argparse.Namespace) -> int:
     for step in res.steps:
         emit(f"  {step}\n")
     emit(f"  => hit={str(res.hit).lower()}, damage={res.damage}, marked={res.marked}\n")
+    _warnings(res.to_dict())
     return 0
 
 
@@ -133,6 +141,9 @@ def run_duel(ns: argparse.Namespace) -> int:
               "p_a_dead", "p_b_dead", "p_a_killed", "p_b_killed"):
         value = data[k]
         emit(f"  {k:<12} " + (prob(value) if value is not None else f"n/a ({data['null_reasons'][k]})") + "\n")
+    if "p_still_up" in data:
+        emit(f"  {'p_still_up':<12} {prob(data['p_still_up'])}\n")
+    _warnings(data)
     emit(f"  lethal_at {data['lethal_at']}, after_out {data['after_out']}"
          + (f": mean attacks on the helpless one {data['mean_finish_attacks']:.3f}"
             if data["mean_finish_attacks"] is not None else "") + "\n")

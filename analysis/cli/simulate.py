@@ -9,7 +9,7 @@ from ..params import parse_pairs
 from ..system import get_system
 from ..tables import pairs
 from . import add_params_options, add_rules_options, emit, emit_json, params_from, per_system, rules_from
-from .combat import FIGHTER_HELP, fighters_from
+from .combat import FIGHTER_HELP, _warnings, fighters_from
 
 SIM_EXAMPLES = {
     "tristat": "dicelab sim tristat --a veteran --b trained --n 1000000 --seed 1 --json",
@@ -69,6 +69,7 @@ def run_sim(ns: argparse.Namespace) -> int:
     emit(f"{system.id} sim ({res.model} model, n={res.n}, seed={res.seed}): {res.a['name']} (A) vs {res.b['name']} (B)\n"
          f"  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else ""))
     emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
+    _warnings(res.to_dict())
     return 0
 
 
