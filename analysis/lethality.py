@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .combat import branch_kernel
+from . import markov
 from .markov import OUT, STATUS_NAMES
 from .setup import BASE, Setup
 from .system import SYSTEM_IDS, System, get_system
@@ -113,9 +114,9 @@ def _attack_kernel(system_id: str, rules: Any, att: Any, dfn: Any) -> tuple[Any,
     if system_id == "onesix":
         return engine.track(rules, dfn), engine.kernels(rules, att, dfn)[0]
     if system_id == "kurs":
-        t = engine.track(rules)
-        cls = t.classes[t.index[engine.fresh(rules)]]
-        return t, branch_kernel(t, lambda i: engine.branches(rules, att, dfn, cls, t.labels[i]))
+        t = engine.side_of(rules, dfn, "b").track
+        keep, spend = engine._kernels(rules, att, dfn, "b", engine.turn(rules, att.stance, engine.fresh(rules))[0])
+        return t, keep + spend - _diag((np.asarray(t.status) != markov.UP) * 1.0)
     t = engine.track(rules, dfn, att) if system_id == "tristat" else engine.track(rules, dfn)
     return t, branch_kernel(t, lambda i: engine.branches(rules, att, dfn, t.labels[i]))
 

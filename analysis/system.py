@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from .params import DicelabError, Validated
-from .results import CheckResult, OpposedResult
+from .params import DicelabError, Validated, shown
+
+if TYPE_CHECKING:  # the registry stays light: a system module is imported only when asked for
+    from .results import CheckResult, OpposedResult
 
 SYSTEM_IDS = ("tristat", "onesix", "tun", "kurs")
 
@@ -83,7 +85,7 @@ def get_system(system_id: str) -> System:
     'К.У.Р.С.'
     """
     if system_id not in SYSTEM_IDS:
-        raise DicelabError(f"system = {system_id!r} is not allowed; allowed: one of {', '.join(SYSTEM_IDS)}")
+        raise DicelabError(f"system = {shown(system_id)} is not allowed; allowed: one of {', '.join(SYSTEM_IDS)}")
     return importlib.import_module(f"analysis.systems.{system_id}").SYSTEM
 
 

@@ -839,7 +839,7 @@ def test_the_example_house_rules_file():
 
     from analysis.house_rules import load_rules, ruleset
 
-    path = Path(__file__).resolve().parent.parent / "examples" / "house_rules" / "kurs_fudge_light.toml"
+    path = Path(__file__).resolve().parent.parent / "examples" / "house_rules" / "fudge_kurs.toml"
     rules = ruleset(SYSTEM, load_rules(path))
     assert rules.dk_faces == FACES["fudge"] and rules.track == (4, 3, 1, 1, 1, 1)
     assert rules.house_rules() == {"track": [4, 3, 1, 1, 1, 1]}

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..files import check_output_path, write_atomic
 from ..params import DicelabError, parse_pairs
-from ..results import CheckResult
 from ..system import all_systems, get_system
-from ..files import write_atomic
-from ..tables import FORMATS, pairs, render, success_table, text
+from ..tables import FORMATS, pairs, prob, render, success_rows, text
 from . import add_params_options, add_rules_options, command, emit, emit_json, params_from, per_system, rules_from
+
+if TYPE_CHECKING:
+    from ..results import CheckResult
 
 CHECK_EXAMPLES = {
     "tristat": "dicelab check tristat --die 6 --target 7",
@@ -117,16 +119,16 @@ def run_check(ns: argparse.Namespace) -> int:
     return 0
 
 
-def format_check(res: CheckResult) -> str:
+def format_check(res: "CheckResult") -> str:
     """A check result as text a designer reads at the table."""
     lines = [f"{res.system} check: {pairs(res.params)}", f"  rules: {pairs(res.variants)}",
-             f"  P(success)   {res.p_success:.6f}"]
+             f"  P(success)   {prob(res.p_success)}"]
     if res.p_critical is not None:
-        lines.append(f"  P(critical)  {res.p_critical:.6f}")
+        lines.append(f"  P(critical)  {prob(res.p_critical)}")
     if res.p_fumble is not None:
-        lines.append(f"  P(fumble)    {res.p_fumble:.6f}")
+        lines.append(f"  P(fumble)    {prob(res.p_fumble)}")
     for k, v in res.extra.items():
-        lines.append(f"  {k:<12} {v:.6f}")
+        lines.append(f"  {k:<12} {prob(v)}")
     if res.residual:
         lines.append(f"  residual     {res.residual:.3g}  (truncated mass of the unbounded explosion)")
     lines.append(f"  {res.outcome} distribution (value: P = k, P >= k):")
@@ -139,12 +141,14 @@ def format_check(res: CheckResult) -> str:
 
 def run_table(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
+    if ns.out is not None:
+        check_output_path(ns.out)
     rules = rules_from(ns, system)
-    df = success_table(system, rules, params_from(ns, system.CheckArgs))
-    mode = "dice" if "dice" in df.columns else "mode"
-    body = render(df, ns.format, title=f"# {system.title}: P(success) by {system.value}\n\nRules: {pairs(rules.to_dict())}",
+    rows = success_rows(system, rules, params_from(ns, system.CheckArgs))
+    mode = "dice" if rows and "dice" in rows[0] else "mode"
+    body = render(rows, ns.format, title=f"# {system.title}: P(success) by {system.value}\n\nRules: {pairs(rules.to_dict())}",
                   pivot=(system.value, mode, "p_success"))
-    if ns.out:
+    if ns.out is not None:
         write_atomic(ns.out, body)
     else:
         emit(body)
@@ -162,11 +166,11 @@ def run_opposed(ns: argparse.Namespace) -> int:
         return 0
     emit(f"{res.system} opposed: A {pairs(res.a)} vs B {pairs(res.b)}\n"
          f"  rules: {pairs(res.variants)}\n"
-         f"  P(A wins) {res.p_a_wins:.6f}\n  P(tie)    {res.p_tie:.6f}  ({res.tie_rule})\n"
-         f"  P(B wins) {res.p_b_wins:.6f}\n")
+         f"  P(A wins) {prob(res.p_a_wins)}\n  P(tie)    {prob(res.p_tie)}  ({res.tie_rule})\n"
+         f"  P(B wins) {prob(res.p_b_wins)}\n")
     for k, v in res.extra.items():
         if isinstance(v, float):
-            emit(f"  {k:<17} {v:.6f}\n")
+            emit(f"  {k:<17} {prob(v)}\n")
     return 0
 
 

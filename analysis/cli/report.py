@@ -33,9 +33,11 @@ def register(sub: Any) -> None:
 
 
 def run_report(ns: argparse.Namespace) -> int:
+    from ..files import check_output_dir
     from ..report import build_report
     from ..report.config import load_baseline, load_setup, read_config
 
+    check_output_dir(ns.out)
     setup = load_setup(ns.config, ns.rules, ns.variant, ns.a, ns.b,
                        default_name="mine" if ns.compare or ns.config else "default")
     baseline = load_baseline(ns.compare) if ns.compare else None
