@@ -18,12 +18,11 @@ import itertools
 import json
 import math
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ..files import read_user_file
+from ..files import load_toml
 from ..fighters import archetypes
 from ..house_rules import load_rules, parse_rules
 from ..params import Choice, DicelabError, Int, ParamError, Spec
@@ -194,18 +193,11 @@ class SweepConfig:
 def load_config(path: str | os.PathLike[str]) -> SweepConfig:
     """Read and validate a sweep config; every problem is a :class:`ConfigError` naming the file and key."""
     path = Path(path)
-    source = str(path)
     try:
-        text = read_user_file(path, "config")
+        data = load_toml(path, "config")
     except DicelabError as err:
         raise ConfigError(str(err)) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{source}: not valid TOML: {err}") from None
-    except RecursionError:
-        raise ConfigError(f"{source}: not valid TOML: nested too deep") from None
-    return parse_config(data, source, path.parent)
+    return parse_config(data, str(path), path.parent)
 
 
 def parse_config(data: Mapping[str, Any], source: str, base_dir: Path | None = None) -> SweepConfig:

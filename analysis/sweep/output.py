@@ -10,7 +10,6 @@ never the text ``nan``).  Parquet needs pyarrow; CSV does not.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import os
 import tempfile
@@ -18,21 +17,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterator, Mapping, Sequence
 
+from ..extras import need
 from ..params import Choice, DicelabError
 from .work import batches
 
 FORMATS = ("parquet", "csv")
 ROW_GROUP = 16_384
 """Rows per Parquet row group (and per CSV chunk): what is held in memory at once."""
-PYARROW_HINT = "pip install pyarrow (or `pip install dicelab[test]`), or write CSV: an --out ending in .csv"
 
 
 def output_format(out: str | os.PathLike[str], fmt: str | None) -> str:
     """``fmt``, or the format the output's name implies (``.csv``: CSV, else Parquet); Parquet needs pyarrow, and
     its absence is one line saying how to get it, before any work."""
     fmt = Choice(FORMATS).validate("format", fmt or ("csv" if Path(out).suffix.lower() == ".csv" else "parquet"))
-    if fmt == "parquet" and importlib.util.find_spec("pyarrow") is None:
-        raise DicelabError(f"out = {str(out)!r}: writing Parquet needs pyarrow, which is not installed: {PYARROW_HINT}")
+    if fmt == "parquet":
+        need("pyarrow", "parquet", f"writing the Parquet table {str(out)!r} (a .csv output needs nothing more)")
     return fmt
 
 

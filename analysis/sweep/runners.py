@@ -8,6 +8,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Iterator
 
+from ..extras import need
 from ..params import DicelabError
 from ..pool import check_workers, cores, process_pool
 from .config import Method
@@ -70,12 +71,7 @@ class DaskRunner:
         self.slots = 1
 
     def __enter__(self) -> "DaskRunner":
-        try:
-            from dask.distributed import Client
-        except ImportError:
-            raise DicelabError(f"scheduler = {self.address!r}: running on Dask needs dask.distributed, which is not "
-                               "installed: pip install 'dask[distributed]' (or `pip install dicelab[distributed]`)") \
-                from None
+        Client = need("dask.distributed", "distributed", f"running a sweep on the Dask scheduler {self.address!r}").Client
         try:
             self.client = Client(self.address, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError, ValueError) as err:
