@@ -6,7 +6,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check --con
 CORE   := $(VENV)/.installed
 SAY    := @printf 'dicelab: %s\n'
 
-.PHONY: help report test notebooks bench bench-startup constraints clean
+.PHONY: help report test notebooks app bench bench-startup constraints clean
 .DEFAULT_GOAL := help
 
 # The Python version is checked first, before anything is installed: one line saying what is needed.
@@ -45,6 +45,10 @@ notebooks: $(VENV)/.installed-notebooks  ## start JupyterLab on notebooks/ with 
 	@$(BIN)/python -m ipykernel install --sys-prefix --name dicelab --display-name "Python (dicelab)" >/dev/null
 	$(SAY) "starting JupyterLab (kernel 'Python (dicelab)'); Ctrl-C stops it"
 	@$(BIN)/jupyter lab notebooks/
+
+app: $(VENV)/.installed-app  ## start the interactive workbench on http://127.0.0.1:8050 (ARGS="--port N --no-browser")
+	$(SAY) "starting the workbench; Ctrl-C stops it"
+	@$(BIN)/dicelab app $(ARGS)
 
 bench: $(VENV)/.installed-test $(VENV)/.installed-bench  ## run the check benchmark against icepool
 	@$(BIN)/python benchmarks/bench_checks.py
