@@ -298,4 +298,4 @@ def test_an_option_given_twice_is_refused_with_both_values(capsys):
             "--option", "stopping_effect=false"]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "stopping_effect is given twice ('true' and 'false')" in err
+    assert err.count("\n") == 1 and "--option: stopping_effect is given twice ('true' and 'false')" in err

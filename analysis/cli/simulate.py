@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..params import DicelabError, parse_pairs
+from ..params import merge_pairs
 from ..system import get_system
 from ..tables import pairs
 from . import add_params_options, add_rules_options, emit, emit_json, params_from, per_system, rules_from
@@ -87,7 +87,7 @@ def run_sim(ns: argparse.Namespace) -> int:
 
     system = get_system(ns.system)
     rules, a, b = fighters_from(ns, system)
-    options = _options(ns.option)
+    options = merge_pairs(ns.option, "--option")
     bar = _progress(ns, "sim")
     try:
         res = simulate_duel(system.id, rules, a, b, ns.n, seed=ns.seed, model=ns.model, options=options,
@@ -104,19 +104,6 @@ def run_sim(ns: argparse.Namespace) -> int:
         emit(f"  {res.rounds_note}\n")
     _warnings(res.to_dict())
     return _finish(res, "sim")
-
-
-def _options(items: list[str]) -> dict[str, str]:
-    """The ``--option`` pairs of every flag; a name given twice is refused with both values (a local helper: the
-    shared ``parse_pairs`` reads one flag)."""
-    options: dict[str, str] = {}
-    for item in items:
-        for name, value in parse_pairs(item, "--option").items():
-            if name in options:
-                raise DicelabError(f"--option {name} is given twice ({options[name]!r} and {value!r}); "
-                                   "allowed: each option once")
-            options[name] = value
-    return options
 
 
 def _n(res: Any) -> str:
