@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,15 +58,17 @@ def column_kind(types: set[type]) -> str:
 @contextmanager
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """A temporary file beside ``path`` (through a symlink: beside its target) that replaces it once the block
-    ends without error, and is removed otherwise."""
+    ends without error, and is removed otherwise; an existing file keeps its permission bits (the streaming twin of
+    :func:`analysis.files.write_atomic`)."""
     target = Path(os.path.realpath(path))
+    mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else 0o644
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w+b") as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
