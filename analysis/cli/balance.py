@@ -6,8 +6,6 @@ import argparse
 import math
 from typing import Any, Callable
 
-import pandas as pd
-
 from ..balance import design, equiv, equiv_fight, equiv_table, show_p, tune, tune_table, variants, worth
 from ..budget import BUDGET_SECONDS, MAX_MEMORY_GB
 from ..fighters import load_fighter
@@ -68,6 +66,13 @@ def progress_for(ns: argparse.Namespace, what: str) -> Callable[[int], Progress]
     """The progress factory handed to the balance tools: a bar (terminal) or lines on stderr after 2 s."""
     mode = auto_mode(getattr(ns, "quiet", False))
     return lambda total: Progress(mode, total=total, unit="duel", desc=f"dicelab {what}", delay=PROGRESS_DELAY)
+
+
+def _frame(rows: list[dict[str, Any]]) -> Any:
+    """The rows as a DataFrame for :func:`~analysis.tables.render` (pandas imported here: start-up stays quick)."""
+    import pandas as pd
+
+    return pd.DataFrame(rows)
 
 
 def _rounds(value: float) -> str:
@@ -148,7 +153,7 @@ def run_tune(ns: argparse.Namespace) -> int:
         if ns.json:
             emit_json(table.to_dict())
             return 0
-        df = pd.DataFrame([{"P(success) >=": r["p"],
+        df = _frame([{"P(success) >=": r["p"],
                             "modifier": "any" if r["at_floor"] else "none" if r["modifier"] is None else f"{r['modifier']:+d}",
                             table.value_name: "" if r["value"] is None else str(r["value"]),
                             "P at it": r["p_at_modifier"]} for r in table.rows])
@@ -256,7 +261,7 @@ def run_equiv(ns: argparse.Namespace) -> int:
         if ns.json:
             emit_json(table.to_dict())
             return 0
-        df = pd.DataFrame([{f"{source.id} {table.source_value}": r["from"], "P from": r["p_from"],
+        df = _frame([{f"{source.id} {table.source_value}": r["from"], "P from": r["p_from"],
                             f"{target.id} {table.value_name}": r["value"], "P to": r["p_to"]} for r in table.rows])
         emit(render(df, "md", title=f"equiv {source.id} -> {target.id}\nfrom: {pairs(table.source['params'])}; rules "
                                     f"{pairs(table.source['variants'])}\nto: {pairs(table.target['params'])}; rules "
@@ -309,7 +314,7 @@ def run_worth(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(res.to_dict())
         return 0
-    df = pd.DataFrame([{res.value_name: r["value"], "modifier": f"{r['modifier']:+d}", "P(success)": r["p_success"],
+    df = _frame([{res.value_name: r["value"], "modifier": f"{r['modifier']:+d}", "P(success)": r["p_success"],
                         "dP of +1": r["delta_p"], f"mean {res.outcome}": r["mean"], f"std {res.outcome}": r["std"]}
                        for r in res.rows])
     emit(render(df, "md", title=f"{system.id} worth: {pairs(res.params)}\nrules: {pairs(res.variants)}"))
@@ -341,7 +346,7 @@ def run_variants(ns: argparse.Namespace) -> int:
         bd = res.base_duel
         title += (f"\nduel {res.a['name']} (A) vs {res.b['name']} (B): P(A wins) {bd.p_a_wins:.4f}, "
                   f"P(death) {bd.p_death:.4f}, mean rounds {_rounds(bd.mean_rounds)}")
-    emit(render(pd.DataFrame(rows), "md", title=title))
+    emit(render(_frame(rows), "md", title=title))
     if res.base_duel is not None:
         emit("\n" + _policies_text(res))
     return 0
@@ -357,7 +362,7 @@ def _policies_text(res: Any) -> str:
         d = p.duel_delta or {}
         rows.append({"policy of A": p.label, "dP(A wins)": d.get("p_a_wins"), f"dP(A {lethal})": d.get("p_a_killed"),
                      f"dP(B {lethal})": d.get("p_b_killed"), "d mean rounds": d.get("mean_rounds"), "note": p.note})
-    return render(pd.DataFrame(rows), "md", title=f"policies of {res.a['name']} (A) against the plain {res.b['name']} "
+    return render(_frame(rows), "md", title=f"policies of {res.a['name']} (A) against the plain {res.b['name']} "
                                                    "(B), largest gain in P(A wins) first")
 
 
