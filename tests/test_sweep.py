@@ -659,3 +659,20 @@ def test_rows_stream_in_row_groups(tmp_path, monkeypatch):
     monkeypatch.setattr(output, "ROW_GROUP", 10_000)
     sweep.run_sweep(config, tmp_path / "one.parquet", workers=1)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "one.parquet"), whole)
+
+
+def test_an_exact_duel_past_the_memory_ceiling_is_refused_before_work(tmp_path, capsys):
+    config = write(tmp_path, """
+[sweep]
+kind = "duel"
+
+[systems.tristat]
+variants = { stat_limits = "warn" }
+a = { health = [20, 300] }
+b = { health = 300 }
+""")
+    out = tmp_path / "big.csv"
+    code, stdout, err = cli(capsys, "sweep", str(config), "--out", str(out), "--max-memory", "0.3", "--quiet")
+    assert code == 2 and not stdout and err.count("\n") == 1
+    assert "case 1 (tristat): tristat duel too large" in err and "--max-memory 1 allows it" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.toml"]

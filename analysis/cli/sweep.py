@@ -40,6 +40,9 @@ def register(sub: Any) -> None:
     where.add_argument("--workers", type=int, default=None, metavar="N",
                        help="local processes (default: all cores; at most 2 per core)")
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask distributed cluster, e.g. tcp://host:8786")
+    p.add_argument("--max-memory", type=float, metavar="GB",
+                   help="exact duels: refuse the sweep when a duel's estimated peak memory is past this (default 1 GB; "
+                        "each worker solves one duel at a time)")
     p.add_argument("--keep-journal", action="store_true",
                    help="keep OUT.journal/ after the table is written (a later, wider grid reuses its cases)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
@@ -49,7 +52,7 @@ def run(ns: argparse.Namespace) -> int:
     check_output_path(ns.out)
     try:
         done = run_sweep(ns.config, ns.out, fmt=ns.format, workers=ns.workers, scheduler=ns.scheduler,
-                         progress=auto_mode(ns.quiet), keep_journal=ns.keep_journal)
+                         progress=auto_mode(ns.quiet), keep_journal=ns.keep_journal, max_memory=ns.max_memory)
     except Interrupted as err:
         print(f"dicelab sweep: {err}", file=sys.stderr)
         return err.exit_code

@@ -16,8 +16,10 @@ from typing import Any, Iterator, TextIO
 import numpy as np
 
 from .. import __version__
+from ..budget import check_duel
 from ..files import check_output_path
 from ..params import DicelabError
+from ..system import get_system
 from ..progress import Progress
 from .config import SweepConfig, load_config
 from .expand import Sweep, expand
@@ -82,6 +84,19 @@ def _todo(sweep: Sweep, journal: Journal) -> np.ndarray:
     return first & ~journal.done()
 
 
+def check_memory(sweep: Sweep, max_memory: float | None = None) -> None:
+    """Every exact duel of the sweep under the memory ceiling (:func:`analysis.budget.check_duel`), or a refusal
+    naming the first that is not, before anything is written."""
+    if (sweep.method.method, sweep.method.kind) != ("exact", "duel"):
+        return
+    for case in sweep.cases():
+        try:
+            check_duel(get_system(case.system), case.rules, case.a, case.b, limit_gb=max_memory,
+                       option="--max-memory GB")
+        except DicelabError as err:
+            raise DicelabError(f"{sweep.config.source}: case {case.index} ({case.system}): {err}") from None
+
+
 def write_table(sweep: Sweep, journal: Journal, out: str | os.PathLike[str], fmt: str) -> int:
     """The tidy table, streamed from the journal: one row per case in case order; the input columns, the outputs,
     ``dicelab_version``."""
@@ -94,13 +109,15 @@ def write_table(sweep: Sweep, journal: Journal, out: str | os.PathLike[str], fmt
 
 def run_sweep(config: str | os.PathLike[str] | SweepConfig, out: str | os.PathLike[str], fmt: str | None = None,
               workers: int | None = None, scheduler: str | None = None, progress: str = "quiet",
-              every: float = 10.0, stream: TextIO | None = None, keep_journal: bool = False) -> SweepSummary:
+              every: float = 10.0, stream: TextIO | None = None, keep_journal: bool = False,
+              max_memory: float | None = None) -> SweepSummary:
     """Run the cases of ``config`` missing from ``OUT.journal/`` and write the whole table to ``out``.
 
     ``fmt``: ``parquet`` or ``csv`` (default: ``csv`` for a ``.csv`` name, else
     ``parquet``); ``workers`` local processes (default: all cores) or
-    ``scheduler`` a Dask scheduler address.  The output path, the format and
-    the config are checked before anything is written.  The journal is removed
+    ``scheduler`` a Dask scheduler address.  The output path, the format, the
+    config and every exact duel's estimated memory (at most ``max_memory`` GB
+    each, default 1) are checked before anything is written.  The journal is removed
     once the table is written (``keep_journal`` keeps it).  Raises
     :class:`Interrupted` on Ctrl-C/SIGTERM with every finished case journaled.
     """
@@ -108,6 +125,7 @@ def run_sweep(config: str | os.PathLike[str] | SweepConfig, out: str | os.PathLi
     check_output_path(out, "out")
     fmt = output_format(out, fmt)
     sweep = expand(config if isinstance(config, SweepConfig) else load_config(config))
+    check_memory(sweep, max_memory)
     runner = DaskRunner(scheduler) if scheduler else LocalRunner(workers)
     with _sigterm_interrupts(), runner, open_journal(out, sweep) as journal:
         todo = _todo(sweep, journal)
