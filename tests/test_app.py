@@ -24,6 +24,7 @@ pytest.importorskip("dash")
 
 from analysis import check, get_system  # noqa: E402
 from analysis.app.pages.design import CLOSE  # noqa: E402
+from analysis.app.text import outcome_name  # noqa: E402
 from analysis.balance import design, tune  # noqa: E402
 from analysis.fighters import load_fighter  # noqa: E402
 from tests import brute  # noqa: E402
@@ -185,8 +186,9 @@ def test_checks_page_answers_the_exact_check_and_downloads_its_table(page, app):
     with page.expect_download() as info:
         page.locator("button[id*='\"name\":\"distribution\"']").click()
     rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text())))
-    assert {int(r["effectiveness"]): float(r["exactly"]) for r in rows} == check("tun", limit=10).distribution.to_dict()
-    assert all(close(float(r["exactly"]), pmf[int(r["effectiveness"])]) for r in rows)
+    column = outcome_name("en", "tun")
+    assert {int(r[column]): float(r["exactly"]) for r in rows} == check("tun", limit=10).distribution.to_dict()
+    assert all(close(float(r["exactly"]), pmf[int(r[column])]) for r in rows)
 
 
 @needs_browser

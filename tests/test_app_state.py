@@ -129,7 +129,7 @@ def cli_error(capsys, line: str) -> str:
 BAD = [
     (checks, {"system": "tristat", "c.target": "abc"}, "dicelab check tristat --target abc"),
     (checks, {"system": "tristat", "r.die": "7"}, "dicelab check tristat --variant die=7"),
-    (checks, {"system": "kurs", "r.dk_faces": "1,x"}, "dicelab check kurs --variant dk_faces=1,x"),
+    (checks, {"system": "kurs", "r.dk_faces": "x"}, "dicelab check kurs --variant dk_faces=x"),
     (checks, {"system": "tun", "c.limit": "500"}, "dicelab check tun --limit 500"),
     (checks, {"system": "dnd"}, "dicelab check tun --variant system=dnd"),
     (duel, {"system": "kurs", "a": "maximus", "a.attack_skill": "99"},
@@ -236,10 +236,11 @@ def test_compare_page_second_setup_says_which_it_is():
 
 def test_compare_page_two_systems_as_the_report_matches_them():
     from analysis.lethality import skill_gap
+    from analysis.setup import Setup
 
     res = compare.compute({"mode": "systems", "system": "tun", "system2": "kurs"})
     assert set(res.gaps["system"]) == {"tun", "kurs"} == set(res.aligned["system"])
-    expected = skill_gap("kurs", get_system("kurs").rules())
+    expected = skill_gap("kurs", Setup.build())
     got = res.gaps[res.gaps["system"] == "kurs"].reset_index(drop=True)
     assert got["p_a_wins"].tolist() == expected["p_a_wins"].tolist()
 

@@ -52,8 +52,8 @@ def fighter_spec(system: System, state: Mapping[str, str], side: str) -> str:
 
 
 def fighter_of(system: System, state: Mapping[str, str], side: str) -> Any:
-    """Fighter ``side`` (``a``, ``b``, ``a2``, ``b2``)."""
-    return load_fighter(system, fighter_spec(system, state, side))
+    """Fighter ``side`` (``a``, ``b``, ``a2``, ``b2``), named in messages as the command line names it (``--a``)."""
+    return load_fighter(system, fighter_spec(system, state, side), f"--{side[0]}")
 
 
 def typed(value: str | None, cast: type = int) -> Any:

@@ -23,6 +23,7 @@ from ...lethality import GAPS, skill_gap
 from .. import views
 from ..controls import check_panel, fighter_panel, rules_panel, section, select, system_select
 from ...params import DicelabError
+from ...setup import Setup
 from ..model import args_of, as_first, command, fighter_of, rules_of, system_of
 from ..text import field_label, system_name, t
 
@@ -96,8 +97,9 @@ def compute(state: Mapping[str, str]) -> Result:
     ids = (systems[0].id, systems[1].id)
     if mode == "systems":
         by_system = dict(zip(ids, rules)) if ids[0] != ids[1] else {ids[0]: rules[0]}
-        aligned = success_curves(by_system)
-        gaps = pd.concat([skill_gap(s, by_system[s], gaps=GAPS) for s in by_system], ignore_index=True)
+        setup = Setup.build(rules=by_system)
+        aligned = success_curves(setup)
+        gaps = pd.concat([skill_gap(s, setup, gaps=GAPS) for s in by_system], ignore_index=True)
         return Result(mode, ids, aligned=aligned[aligned["system"].isin(ids)], gaps=gaps)
     system = systems[0]
     duels = tuple(labelled(i, lambda s=s, r=r: system.duel(r, fighter_of(system, s, "a"),
