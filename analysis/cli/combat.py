@@ -129,8 +129,12 @@ def run_resolve(ns: argparse.Namespace) -> int:
 
 
 def run_duel(ns: argparse.Namespace) -> int:
+    from ..budget import check_duel
+
     system = get_system(ns.system)
-    res = system.duel(*fighters_from(ns, system))
+    rules, a, b = fighters_from(ns, system)
+    check_duel(system, rules, a, b)
+    res = system.duel(rules, a, b)
     data = res.to_dict()
     if ns.json:
         emit_json(data)
