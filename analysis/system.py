@@ -67,7 +67,7 @@ class System:
         if self.levels.get(level) is not None:
             return None
         deepest = [name for name, text in self.levels.items() if text is not None][-1]
-        return f"{self.title} has no {level} level (RULES.md section 5): its deepest is {deepest}"
+        return f"{self.title} has no {level} level (docs/rules/README.md): its deepest is {deepest}"
 
     def rules(self, **variants: Any) -> Any:
         """A ruleset with the RULES.md defaults except ``variants``."""

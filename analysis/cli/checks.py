@@ -85,6 +85,7 @@ def run_systems(ns: argparse.Namespace) -> int:
             "title": s.title,
             "title_ru": s.title_ru,
             "seed": s.seed,
+            "rules_page": f"docs/rules/{s.id}.md",
             "dice": s.dice,
             "variants": [vars(i) for i in s.Rules.describe() if i.kind == "variant"],
             "constants": [vars(i) for i in s.Rules.describe() if i.kind == "constant"],
