@@ -1,25 +1,65 @@
-# dicelab: `make report` and `make test` set up .venv themselves.
+# dicelab: every target sets up .venv itself, installing only what it needs (pinned by constraints.txt).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check --constraint constraints.txt
+CORE   := $(VENV)/.installed
+SAY    := @printf 'dicelab: %s\n'
 
-.PHONY: report test bench clean
+.PHONY: help report test notebooks app bench bench-startup constraints clean
+.DEFAULT_GOAL := help
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e ".[test]"
-	touch $(STAMP)
+# The Python version is checked first, before anything is installed: one line saying what is needed.
+ifneq ($(filter-out help clean,$(MAKECMDGOALS)),)
+ifneq ($(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null),1)
+$(error dicelab needs Python 3.11 or newer; '$(PYTHON)' is $(or $(shell $(PYTHON) --version 2>/dev/null),missing): run make PYTHON=python3.11 (or newer))
+endif
+endif
 
-report: $(STAMP)
-	$(BIN)/dicelab report --out reports
+help:  ## list the targets
+	@printf 'make targets (each installs what it needs into .venv, pinned by constraints.txt):\n'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 16
 
-test: $(STAMP)
-	$(BIN)/python -m pytest
+$(CORE): pyproject.toml constraints.txt
+	$(SAY) "[1/2] creating $(VENV) with $$($(PYTHON) --version)"
+	@$(PYTHON) -m venv $(VENV)
+	$(SAY) "[2/2] installing dicelab and its core dependencies (numpy, scipy, pandas, matplotlib, numba, plotly...)"
+	@$(PIP) -e .
+	@touch $@
 
-bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
-	$(BIN)/python benchmarks/bench_checks.py
+$(VENV)/.installed-%: $(CORE)
+	$(SAY) "installing the '$*' extra"
+	@$(PIP) -e ".[$*]"
+	@touch $@
 
-clean:
+report: $(CORE)  ## write the report into reports/ (core install only)
+	$(SAY) "writing the report into reports/"
+	@$(BIN)/dicelab report --out reports
+	$(SAY) "open reports/index.html in a browser; the notebooks: make notebooks"
+
+test: $(VENV)/.installed-test  ## run the whole test suite (installs the test extras)
+	$(SAY) "running the tests"
+	@$(BIN)/python -m pytest
+
+notebooks: $(VENV)/.installed-notebooks  ## start JupyterLab on notebooks/ with a kernel that sees dicelab
+	@$(BIN)/python -m ipykernel install --sys-prefix --name dicelab --display-name "Python (dicelab)" >/dev/null
+	$(SAY) "starting JupyterLab (kernel 'Python (dicelab)'); Ctrl-C stops it"
+	@$(BIN)/jupyter lab notebooks/
+
+app: $(VENV)/.installed-app  ## start the interactive workbench on http://127.0.0.1:8050 (ARGS="--port N --no-browser")
+	$(SAY) "starting the workbench; Ctrl-C stops it"
+	@$(BIN)/dicelab app $(ARGS)
+
+bench: $(VENV)/.installed-test $(VENV)/.installed-bench  ## run the check benchmark against icepool
+	@$(BIN)/python benchmarks/bench_checks.py
+
+bench-startup: $(CORE)  ## time the command line's start-up against an older commit
+	@$(BIN)/python benchmarks/bench_startup.py
+
+constraints: $(VENV)/.installed-test $(VENV)/.installed-bench  ## pin the versions of this venv into constraints.txt
+	@{ echo "# The versions CI tested: make constraints writes this file from a full .venv."; \
+	   $(BIN)/python -m pip freeze --exclude-editable --disable-pip-version-check; } > constraints.txt
+	$(SAY) "wrote constraints.txt"
+
+clean:  ## remove .venv and the generated report files
 	rm -rf $(VENV) reports/*.csv reports/*.md reports/*.png reports/*.html

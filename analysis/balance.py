@@ -16,8 +16,14 @@ in mean rounds (``|ln(r / r')| / ln 1.5``), and the terms add in quadrature::
 
     distance = sqrt(sum((dp / 0.10) ** 2) + (ln(rounds / wished) / ln 1.5) ** 2)
 
-*P(death)* of a duel is ``p_a_dead + p_b_dead`` (the expected number of deaths;
-equal to P(someone dies) unless both can die in the same round).
+*P(death)* of a duel is P(A killed) + P(B killed) at the ruleset's ``lethal_at``
+level (the expected number of deaths; equal to P(someone dies) unless both can
+die in the same round).
+
+Tools over fights (``design``, ``variants`` with fighters, ``equiv`` of a
+fight) estimate their duels' time before starting (:mod:`analysis.budget`)
+and refuse past a budget of about a minute (``budget`` seconds allows more);
+a duel past the memory ceiling is skipped with a note.
 
 >>> from analysis.system import get_system
 >>> tri = get_system("tristat")
@@ -30,16 +36,18 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
+import numpy as np
+
+from . import budget as cost
 from .combat import describe_fighter
 from .fighters import archetype, archetypes
 from .params import Bool, Choice, DicelabError, Faces, Int, ParamError
+from .pool import check_workers, cores, fork_or_spawn, process_pool
 from .system import System
 from .tables import text
 
@@ -54,8 +62,10 @@ ROUNDS_UNIT = math.log(1.5)
 INT_SAMPLES = 3
 """Integer variants are tried at the smallest few allowed values other than the base (and ``none``)."""
 MAX_SETTINGS = 20_000
-"""The largest design search accepted (about 10 minutes of duels on two cores)."""
+"""The largest design grid accepted (its time is estimated, and refused past the budget, before it starts)."""
 MIN_JOBS_PER_WORKER = 8
+ESTIMATE_SAMPLE = 256
+"""A larger grid's time is estimated from this many of its settings, drawn at random (with a fixed seed)."""
 
 
 # ----------------------------------------------------------------- helpers
@@ -134,6 +144,20 @@ def _check_probability(name: str, p: float, lo_open: bool = False) -> float:
     return float(p)
 
 
+def show_p(p: float, digits: int = 6) -> str:
+    """A probability with at least ``digits`` decimals and as many more as it takes to stay true (never ``1``
+    for a P below 1, nor ``0`` for one above 0).
+
+    >>> show_p(0.75), show_p(0.9999999), show_p(1.0), show_p(3e-9)
+    ('0.750000', '0.9999999', '1.000000', '0.000000003')
+    """
+    for places in range(digits, 18):
+        shown = f"{p:.{places}f}"
+        if (p == 1 or float(shown) != 1) and (p == 0 or float(shown) != 0):
+            return shown
+    return repr(p)
+
+
 def _echo(system: System, rules: Any, args: Any) -> dict[str, Any]:
     return {"system": system.id, "variants": rules.to_dict(), "params": args.to_dict()}
 
@@ -180,11 +204,12 @@ def _tune_on(curve: _Curve, p: float) -> TuneResult:
         ceiling = curve(curve.hi)
         at = curve.first(ceiling)
         raise DicelabError(
-            f"no modifier brings this {system.id} check to P(success) >= {p:g}: the ceiling is P = {ceiling:.6f}, "
+            f"no modifier brings this {system.id} check to P(success) >= {p!r}: the ceiling is P = {show_p(ceiling)}, "
             f"first reached at modifier {at - curve.base:+d} ({name} {at}; {name} is allowed up to {curve.hi})")
     notes = ()
     if value == curve.lo:
-        notes = (f"every allowed modifier reaches it: P(success) is {curve(value):.6f} even at the lowest {name} ({value})",)
+        notes = (f"every allowed modifier reaches it: P(success) is {show_p(curve(value))} even at the lowest {name} "
+                 f"({value})",)
     return TuneResult(
         system=system.id, variants=curve.rules.to_dict(), params=curve.args.to_dict(), value_name=name, p=p,
         modifier=value - curve.base, value=value, p_at_modifier=curve(value),
@@ -313,15 +338,27 @@ class DuelFigures:
     p_death: float
     mean_rounds: float
     p_stalemate: float
+    p_a_killed: float = 0.0
+    p_b_killed: float = 0.0
 
     @classmethod
     def of(cls, result: Any) -> "DuelFigures":
-        """The figures of a :class:`~analysis.combat.DuelResult`; P(death) counts the ruleset's ``lethal_at``
-        level; a fight that never ends has infinite mean rounds."""
+        """The figures of a :class:`~analysis.combat.DuelResult`; P(death) and P(killed) count the ruleset's
+        ``lethal_at`` level; a fight that never ends has infinite mean rounds."""
         s = result.solution
-        death = sum(s.killed(result.variants.get("lethal_at", "dying")))
+        killed = s.killed(result.variants.get("lethal_at", "dying"))
         mean = s.mean_rounds if s.mean_rounds is not None else math.inf
-        return cls(s.p_a_wins, s.p_b_wins, s.p_both_out, death, mean, s.p_stalemate)
+        return cls(s.p_a_wins, s.p_b_wins, s.p_both_out, sum(killed), mean, s.p_stalemate, *killed)
+
+    def delta(self, base: "DuelFigures") -> dict[str, float]:
+        """The change from ``base``: probabilities as differences, mean rounds also as a log ratio (0 when
+        neither fight ends, infinite when one of them never does)."""
+        endless = math.isinf(self.mean_rounds) and math.isinf(base.mean_rounds)
+        log_ratio = math.log(self.mean_rounds / base.mean_rounds) if not endless else 0.0
+        return {"p_a_wins": self.p_a_wins - base.p_a_wins, "p_death": self.p_death - base.p_death,
+                "p_a_killed": self.p_a_killed - base.p_a_killed, "p_b_killed": self.p_b_killed - base.p_b_killed,
+                "mean_rounds": self.mean_rounds - base.mean_rounds if not endless else 0.0,
+                "log_rounds_ratio": log_ratio}
 
     def to_dict(self) -> dict[str, float]:
         return dataclasses.asdict(self)
@@ -345,34 +382,76 @@ def _require_duel(system: System) -> None:
         raise DicelabError(f"{system.id} has no exact duel yet")
 
 
-def _solve_one(system: System, job: tuple[Any, Any, Any]) -> DuelFigures | str:
-    """One duel's figures, or the message of the error that stopped it."""
+def _solve_one(system: System, max_memory: float | None, job: tuple[Any, Any, Any]) -> DuelFigures | str:
+    """One duel's figures, or the message of the error that stopped it (a duel past the memory ceiling is not
+    started)."""
     try:
+        cost.check_duel(system, *job, limit_gb=max_memory, option="--max-memory GB")
         return DuelFigures.of(system.duel(*job))
     except (DicelabError, NotImplementedError) as err:
         return str(err) or type(err).__name__
 
 
 def _workers(workers: int | None, jobs: int) -> int:
-    """The process count: as asked (at most one per job), or by default the CPUs, each with a few jobs."""
+    """The process count: as asked (at most one per job), or by default the cores, each with a few jobs."""
     if workers is None:
-        return max(1, min(os.cpu_count() or 1, jobs // MIN_JOBS_PER_WORKER))
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ParamError("workers", workers, "an integer >= 1")
-    return max(1, min(workers, jobs))
+        return max(1, min(cores(), jobs // MIN_JOBS_PER_WORKER))
+    return max(1, min(check_workers(workers, "processes"), jobs))
 
 
-def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: int | None = None) -> list[DuelFigures | str]:
-    """Exact duels ``(rules, a, b)`` in order, over ``workers`` processes (default: the CPUs, for many jobs).
+def estimate_seconds(system: System, jobs: Sequence[tuple[Any, Any, Any]], max_memory: float | None = None) -> float:
+    """The one-process time of the duels ``jobs`` (from :data:`ESTIMATE_SAMPLE` of them spread over the list when
+    there are more); a duel past the memory ceiling counts nothing: it will be skipped."""
+    if len(jobs) <= ESTIMATE_SAMPLE:
+        sample = list(jobs)
+    else:  # a fixed random sample: an even stride could fall in step with the grid
+        picks = np.random.default_rng(0).choice(len(jobs), ESTIMATE_SAMPLE, replace=False)
+        sample = [jobs[i] for i in sorted(picks)]
+    limit = cost.max_memory(max_memory)
+    admitted = [job for job in sample if cost.duel_bytes(system, *job) <= limit]
+    return cost.duels_seconds(system, admitted) * len(jobs) / max(1, len(sample))
 
-    Each duel is exact and independent, so the results do not depend on the worker count.
+
+Progress = Callable[[int], Any]
+"""A progress factory: called with the number of duels, it returns an :class:`analysis.progress.Progress`."""
+
+
+def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: int | None = None,
+                budget: float | None = None, max_memory: float | None = None, progress: Progress | None = None,
+                what: str = "duels") -> list[DuelFigures | str]:
+    """Exact duels ``(rules, a, b)`` in order, over ``workers`` processes (default: the cores, for many jobs).
+
+    The duels' time is estimated first and refused past ``budget`` seconds
+    (:func:`analysis.budget.check_budget`); a duel past ``max_memory`` GB is
+    skipped (its message in place of figures).  Each duel is exact and
+    independent, so the results do not depend on the worker count.
     """
-    run = partial(_solve_one, system)
     n = _workers(workers, len(jobs))
-    if n == 1:
-        return [run(job) for job in jobs]
-    with ProcessPoolExecutor(n) as pool:
-        return list(pool.map(run, jobs, chunksize=max(1, len(jobs) // (8 * n))))
+    wall = cost.check_budget(what, estimate_seconds(system, jobs, max_memory), n, budget)
+    bar = progress(len(jobs)) if progress is not None else None
+    if bar is not None and wall >= 2:
+        bar.note(f"{len(jobs):,} exact duels, about {cost.human(wall)} on {n} process{'es' * (n > 1)}")
+    run = partial(_solve_one, system, max_memory)
+    out: list[DuelFigures | str] = []
+    try:
+        if n == 1:
+            for job in jobs:
+                out.append(run(job))
+                if bar is not None:
+                    bar.update(1)
+            return out
+        pool = process_pool(n, fork_or_spawn())
+        try:
+            for figures in pool.map(run, jobs, chunksize=max(1, min(16, len(jobs) // (8 * n)))):
+                out.append(figures)
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            pool.shutdown(wait=len(out) == len(jobs), cancel_futures=True)
+        return out
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 @dataclass(frozen=True)
@@ -406,22 +485,28 @@ class FightEquivalence:
 
 
 def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, target_rules: Any,
-                top: int = 3, workers: int | None = None) -> FightEquivalence:
+                top: int = 3, workers: int | None = None, budget: float | None = None,
+                max_memory: float | None = None, progress: Progress | None = None) -> FightEquivalence:
     """The ``top`` ordered archetype pairings (X, Y) of ``target`` whose duel is nearest A vs B's in ``source``.
 
-    Nearness is :func:`figure_distance` on P(A wins) and mean rounds.
+    Nearness is :func:`figure_distance` on P(A wins) and mean rounds; ``budget``,
+    ``max_memory`` and ``progress`` as in :func:`solve_duels`.
     """
     for s in (source, target):
         _require_duel(s)
-    if top < 1:
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ParamError("top", top, "an integer >= 1")
-    figures = DuelFigures.of(source.duel(rules, a, b))
+    cost.check_duel(source, rules, a, b, limit_gb=max_memory, option="--max-memory GB")
     names = list(archetypes(target.id))
     if not names:
         raise DicelabError(f"{target.id} has no archetypes to pair")
     fighters = {n: archetype(target, n) for n in names}
     pairs = list(itertools.product(names, names))
-    solved = solve_duels(target, [(target_rules, fighters[x], fighters[y]) for x, y in pairs], workers)
+    jobs = [(target_rules, fighters[x], fighters[y]) for x, y in pairs]
+    cost.check_budget("equiv", estimate_seconds(source, [(rules, a, b)]) + estimate_seconds(target, jobs, max_memory),
+                      _workers(workers, len(jobs)), budget)
+    figures = DuelFigures.of(source.duel(rules, a, b))
+    solved = solve_duels(target, jobs, workers, budget, max_memory, progress, "equiv")
     matches, skipped = [], []
     for (x, y), f in zip(pairs, solved):
         if isinstance(f, str):
@@ -484,7 +569,13 @@ def rule_alternatives(system: System, base: Any) -> Iterator[tuple[str, Any, str
     >>> [label for name, _, label in rule_alternatives(six, six.rules()) if name == "explode_depth"]
     ['explode_depth=0', 'explode_depth=1', 'explode_depth=2']
     """
-    for name, spec in system.Rules.specs("variant").items():
+    yield from alternatives(system.Rules.specs("variant"), base)
+
+
+def alternatives(specs: Mapping[str, Any], base: Any) -> Iterator[tuple[str, Any, str]]:
+    """``(field, value, label)`` for every value of the fields ``specs`` of ``base`` other than the current one
+    (the sampling of :func:`rule_alternatives`)."""
+    for name, spec in specs.items():
         current = getattr(base, name)
         if isinstance(spec, Bool):
             values = [(not current, text(not current))]
@@ -544,11 +635,30 @@ class VariantReport:
     b: Mapping[str, Any] | None
     base_duel: DuelFigures | None
     effects: tuple[VariantEffect, ...]
+    policies: tuple["PolicyEffect", ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "variants": dict(self.variants), "params": dict(self.params),
                 "a": self.a, "b": self.b, "base_duel": self.base_duel.to_dict() if self.base_duel else None,
-                "effects": [e.to_dict() for e in self.effects]}
+                "effects": [e.to_dict() for e in self.effects], "policies": [p.to_dict() for p in self.policies]}
+
+
+@dataclass(frozen=True)
+class PolicyEffect:
+    """What one tactical choice of fighter A (a ``policy`` field) does to the duel against the plain B."""
+
+    name: str
+    value: Any
+    label: str
+    duel: DuelFigures | None
+    duel_delta: Mapping[str, float] | None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"name": self.name, "value": value, "label": self.label,
+                "duel": self.duel.to_dict() if self.duel else None,
+                "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note}
 
 
 def _table(system: System, rules: Any, args: Any) -> dict[tuple[str, int], tuple[Any, Any]]:
@@ -571,10 +681,13 @@ def _check_effect(system: System, base: Any, args: Any, name: str, value: Any,
 
 
 def variants(system: System, rules: Any | None = None, args: Any | None = None, a: Any | None = None,
-             b: Any | None = None, workers: int | None = None) -> VariantReport:
-    """Each rule variant's effect on the standard check table and, given fighters, on their duel.
+             b: Any | None = None, workers: int | None = None, budget: float | None = None,
+             max_memory: float | None = None, progress: Progress | None = None) -> VariantReport:
+    """Each rule variant's effect on the standard check table and, given fighters, on their duel; and each
+    policy of fighter A (the fields of kind ``policy``: stances, options) against the plain B, best for A first.
 
-    A duel that raises :class:`DicelabError` for a variant is skipped with a note.
+    A duel that raises :class:`DicelabError` (or is past the memory ceiling) is skipped with a note; the duels'
+    time is estimated first (``budget``, ``max_memory``, ``progress``: as in :func:`solve_duels`).
 
     >>> from analysis.system import get_system
     >>> tun = get_system("tun")
@@ -587,32 +700,60 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
     args = args if args is not None else system.args()
     if (a is None) != (b is None):
         raise DicelabError("variants: give both fighters A and B, or neither")
-    alternatives = list(rule_alternatives(system, base))
+    rule_alts = list(rule_alternatives(system, base))
     base_p: dict[tuple[str, int], float] = {}
-    checks = [_check_effect(system, base, args, name, value, base_p) for name, value, _ in alternatives]
-    duels: list[DuelFigures | str | None] = [None] * len(alternatives)
-    base_duel = None
+    checks = [_check_effect(system, base, args, name, value, base_p) for name, value, _ in rule_alts]
+    duels: list[DuelFigures | str | None] = [None] * len(rule_alts)
+    base_duel, policies = None, ()
     if a is not None:
         _require_duel(system)
-        base_duel = DuelFigures.of(system.duel(base, a, b))
-        duels = solve_duels(system, [(base.replace(**{n: v}), a, b) for n, v, _ in alternatives], workers)
+        cost.check_duel(system, base, a, b, limit_gb=max_memory, option="--max-memory GB")
+        policy_alts = list(alternatives(system.Fighter.specs("policy"), a))
+        jobs = [(base, a, b)] + [_job(lambda: (base.replace(**{n: v}), a, b)) for n, v, _ in rule_alts] \
+            + [_job(lambda: (base, a.replace(**{n: v}), b)) for n, v, _ in policy_alts]
+        solved = _solve_valid(system, jobs, workers, budget, max_memory, progress, "variants")
+        if isinstance(solved[0], str):
+            raise DicelabError(f"variants: the duel of A and B cannot be solved: {solved[0]}")
+        base_duel, duels = solved[0], solved[1:1 + len(rule_alts)]
+        policies = _policy_effects(policy_alts, solved[1 + len(rule_alts):], base_duel)
     effects = []
     dimensions = {n for _, r, _ in system.table_cases(base, args) for n in system.Rules.specs() if getattr(r, n) != getattr(base, n)}
-    for (name, value, label), (mx, mean, n), duel in zip(alternatives, checks, duels):
+    for (name, value, label), (mx, mean, n), duel in zip(rule_alts, checks, duels):
         note = f"the check table runs over every {name}, so it does not change" if name in dimensions else ""
         if isinstance(duel, str):
             effects.append(VariantEffect(name, value, label, mx, mean, n, note="; ".join(filter(None, [note, f"duel skipped: {duel}"]))))
         elif duel is None:
             effects.append(VariantEffect(name, value, label, mx, mean, n, note=note))
         else:
-            ratio = duel.mean_rounds / base_duel.mean_rounds if min(duel.mean_rounds, base_duel.mean_rounds) > 0 else 1.0
-            delta = {"p_a_wins": duel.p_a_wins - base_duel.p_a_wins, "p_death": duel.p_death - base_duel.p_death,
-                     "mean_rounds": duel.mean_rounds - base_duel.mean_rounds, "log_rounds_ratio": math.log(ratio)}
-            effects.append(VariantEffect(name, value, label, mx, mean, n, duel, delta, note))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, duel, duel.delta(base_duel), note))
     effects.sort(key=lambda e: -e.effect)
     return VariantReport(system.id, base.to_dict(), args.to_dict(),
                          describe_fighter(a, base) if a is not None else None,
-                         describe_fighter(b, base) if b is not None else None, base_duel, tuple(effects))
+                         describe_fighter(b, base) if b is not None else None, base_duel, tuple(effects),
+                         policies)
+
+
+def _job(make: Callable[[], tuple[Any, Any, Any]]) -> tuple[Any, Any, Any] | str:
+    """A duel job, or why it cannot be made (a value another field does not allow, e.g. an aimed shot in melee)."""
+    try:
+        return make()
+    except DicelabError as err:
+        return f"not allowed here: {err}"
+
+
+def _solve_valid(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any) -> list[DuelFigures | str]:
+    """:func:`solve_duels` over the jobs that could be made; the others keep their reason."""
+    valid = [job for job in jobs if not isinstance(job, str)]
+    solved = iter(solve_duels(system, valid, *args))
+    return [job if isinstance(job, str) else next(solved) for job in jobs]
+
+
+def _policy_effects(alts: Sequence[tuple[str, Any, str]], solved: Sequence[DuelFigures | str],
+                    base: DuelFigures) -> tuple[PolicyEffect, ...]:
+    """Policies ranked by what they do to P(A wins), largest gain first; a duel that failed last, with its note."""
+    effects = [PolicyEffect(name, value, label, None, None, f"duel skipped: {duel}") if isinstance(duel, str)
+               else PolicyEffect(name, value, label, duel, duel.delta(base)) for (name, value, label), duel in zip(alts, solved)]
+    return tuple(sorted(effects, key=lambda e: (e.duel_delta is None, -(e.duel_delta or {}).get("p_a_wins", 0.0), e.label)))
 
 
 # ----------------------------------------------------------------- design
@@ -712,8 +853,12 @@ def _setting_fighters(a: Any, b: Any, vary: Sequence[Vary], values: Sequence[int
 
 
 def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary], rounds: float, lethality: float,
-           p_win: float | None = None, top: int = 5, workers: int | None = None) -> DesignResult:
+           p_win: float | None = None, top: int = 5, workers: int | None = None, budget: float | None = None,
+           max_memory: float | None = None, progress: Progress | None = None) -> DesignResult:
     """Search the integer grid ``vary`` for the duels nearest the wished mean rounds, P(death) and P(A wins).
+
+    ``budget``, ``max_memory`` and ``progress``: as in :func:`solve_duels` (the search is refused before it
+    starts when its estimated time is past the budget).
 
     >>> from analysis.system import get_system
     >>> from analysis.fighters import load_fighter
@@ -725,8 +870,8 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
     """
     _require_duel(system)
     vary = parse_vary(vary) if isinstance(vary, str) else _distinct(tuple(vary))
-    if isinstance(rounds, bool) or not isinstance(rounds, (int, float)) or not rounds >= 1:
-        raise ParamError("rounds", rounds, "a number of rounds >= 1")
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, float)) or not 1 <= rounds < math.inf:
+        raise ParamError("rounds", rounds, "a finite number of rounds >= 1")
     lethality = _check_probability("lethality", lethality)
     if p_win is not None:
         p_win = _check_probability("p_win", p_win)
@@ -735,11 +880,13 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
     for v in vary:  # an integer range is valid when both ends are
         for end in (v.lo, v.hi):
             _setting_fighters(a, b, [v], [end])
+    size = math.prod(v.hi - v.lo + 1 for v in vary)
+    if size > MAX_SETTINGS:
+        raise DicelabError(f"design: {size:,} settings is too many; allowed: at most {MAX_SETTINGS:,} (narrow --vary)")
     grid = list(itertools.product(*(range(v.lo, v.hi + 1) for v in vary)))
-    if len(grid) > MAX_SETTINGS:
-        raise DicelabError(f"design: {len(grid)} settings is too many; allowed: at most {MAX_SETTINGS} (narrow --vary)")
     fighters = [_setting_fighters(a, b, vary, values) for values in grid]
-    solved = solve_duels(system, [(rules, fa, fb) for fa, fb in fighters], workers)
+    solved = solve_duels(system, [(rules, fa, fb) for fa, fb in fighters], workers, budget, max_memory, progress,
+                         "design")
     scored, skipped = [], []
     for i, f in enumerate(solved):
         if isinstance(f, str):

@@ -77,6 +77,8 @@ class ExchangeResult:
     damage: Dist
     condition_after: Mapping[str, float]
     notes: Sequence[str] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """System-specific figures (Tri-Stat: P(blocked), the stat-limit warnings...)."""
 
     @property
     def residual(self) -> float:
@@ -99,6 +101,7 @@ class ExchangeResult:
             "condition_after": dict(self.condition_after),
             "residual": self.residual,
             "notes": list(self.notes),
+            **self.extra,
         }
 
 
@@ -180,6 +183,8 @@ class DuelResult:
     order: str
     solution: Solution
     model: str = "exact"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """System-specific figures (Tri-Stat: P(still up) against total defence, the stat-limit warnings...)."""
 
     def to_dict(self) -> dict[str, Any]:
         s = self.solution
@@ -203,6 +208,7 @@ class DuelResult:
         out["truncation"] = s.truncation
         out["states"] = s.states
         out["final"] = {f"{ka}/{kb}": v for (ka, kb), v in s.final.items()}
+        out.update(self.extra)
         return strict(out)
 
 

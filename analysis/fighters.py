@@ -13,18 +13,18 @@ another entry.
 
 from __future__ import annotations
 
-import json
 import tomllib
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, Mapping
 
-from .files import read_user_file
-from .params import DicelabError, parse_pairs
+from .files import load_data
+from .params import DicelabError, parse_pairs, shown
 from .system import System
 
 META_KEYS = ("name", "note", "archetype")
+FIGHTER_ALLOWED = "an archetype name, a .toml/.json file, or name=value pairs"
 
 
 @lru_cache(maxsize=None)
@@ -53,28 +53,46 @@ def build_fighter(system: System, entry: Mapping[str, Any], where: str) -> Any:
     return fighter.replace_meta(name=str(name or where), note=str(note or getattr(base, "note", "")))
 
 
+def require_content(system: System, entry: Mapping[str, Any], where: str) -> None:
+    """Refuse a fighter the user described that names no parameter and no archetype (empty, or only a name and a
+    note): it is never silently an all-default fighter."""
+    if not any(key not in ("name", "note") for key in entry):
+        given = f" (only {', '.join(entry)})" if entry else ""
+        raise DicelabError(f"{where}: names no fighter parameter and no archetype{given}; allowed: at least one "
+                           f"parameter ({', '.join(system.Fighter.specs())}) or archetype = NAME")
+
+
 def archetype(system: System, name: str) -> Any:
     """A ready fighter by archetype name."""
     table = archetypes(system.id)
     if name not in table:
-        raise DicelabError(f"{system.id} archetype = {name!r} is not allowed; allowed: one of {', '.join(table)}")
+        raise DicelabError(f"{system.id} archetype = {shown(name)} is not allowed; allowed: one of {', '.join(table)}")
     return build_fighter(system, {"name": name, **table[name]}, f"{system.id} archetype {name!r}")
 
 
-def load_fighter(system: System, spec: str) -> Any:
-    """A fighter from an archetype name, a ``.toml``/``.json`` file, or ``key=value,...``."""
+def load_fighter(system: System, spec: str, what: str = "fighter") -> Any:
+    """A fighter from an archetype name, a ``.toml``/``.json`` file, or ``key=value,...``; ``what`` names the option
+    in messages (``--a``).
+
+    >>> from analysis.system import get_system
+    >>> load_fighter(get_system("tristat"), "", "--a")
+    Traceback (most recent call last):
+    ...
+    analysis.params.DicelabError: --a = '' is not allowed; allowed: an archetype name, a .toml/.json file, or name=value pairs
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise DicelabError(f"{what} = {shown(spec)} is not allowed; allowed: {FIGHTER_ALLOWED}")
     spec = spec.strip()
     if "=" in spec:
-        return build_fighter(system, parse_pairs(spec, "fighter"), "inline fighter")
+        entry = parse_pairs(spec, what)
+        require_content(system, entry, what)
+        return build_fighter(system, {"name": "inline fighter", **entry}, what)
     path = Path(spec)
     if path.suffix.lower() in (".toml", ".json"):
-        text = read_user_file(path, "fighter file")
-        try:
-            data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
-            raise DicelabError(f"fighter file {spec!r}: not valid {path.suffix[1:].upper()}: {err}") from None
+        data = load_data(path, "fighter file")
         if not isinstance(data, dict):
-            raise DicelabError(f"fighter file {spec!r}: expected a table of parameters")
-        data.setdefault("name", path.stem)
-        return build_fighter(system, data, f"fighter file {spec!r}")
+            raise DicelabError(f"fighter file {spec!r}: expected a table of parameters, got a {type(data).__name__}")
+        where = f"fighter file {spec!r}"
+        require_content(system, data, where)
+        return build_fighter(system, {"name": path.stem, **data}, where)
     return archetype(system, spec)

@@ -20,10 +20,9 @@ it; every result echoes the constants that differ from the book under
 from __future__ import annotations
 
 import os
-import tomllib
 from typing import Any, Mapping
 
-from .files import read_user_file
+from .files import load_toml
 from .params import DicelabError
 from .system import SYSTEM_IDS, System, get_system
 
@@ -66,12 +65,7 @@ def parse_rules(data: Mapping[str, Any], source: str) -> dict[str, dict[str, Any
 
 def load_rules(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     """A house rules file, read and checked (one line naming the path and the problem on any error)."""
-    text = read_user_file(path, "rules file")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise DicelabError(f"rules file {str(path)!r}: not valid TOML: {err}") from None
-    return parse_rules(data, f"rules file {str(path)!r}")
+    return parse_rules(load_toml(path, "rules file"), f"rules file {str(path)!r}")
 
 
 def ruleset(system: System, house: RulesFile | None = None, overrides: Mapping[str, Any] | None = None) -> Any:

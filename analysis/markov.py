@@ -120,10 +120,22 @@ def attack(a: Track, b: Track, kernels: Mapping[int, sp.spmatrix], attacker: str
     ``kernels[c]`` is the kernel over the defender's track when the attacker's
     condition is of class ``c``.
     """
+    own = a if attacker == "a" else b
+    return attack_moves(a, b, [(own.mask(c), k) for c, k in kernels.items()], attacker)
+
+
+def attack_moves(a: Track, b: Track, moves: Sequence[tuple[sp.spmatrix, sp.spmatrix]], attacker: str) -> sp.csr_matrix:
+    """One attack that may change the attacker too, over the joint space, while both fighters are up.
+
+    Each ``(own, kernel)`` pair moves the attacker by ``own`` (a matrix over its
+    track: its class mask times what its turn does to it, e.g. a luck token or
+    a fatigue box spent) and the defender by ``kernel``; the pairs are summed.
+    :func:`attack` is the case ``own = mask(c)``.
+    """
     if attacker == "a":
-        m = sum(sp.kron(a.mask(c), k) for c, k in kernels.items())
+        m = sum(sp.kron(own, k) for own, k in moves)
     else:
-        m = sum(sp.kron(k, b.mask(c)) for c, k in kernels.items())
+        m = sum(sp.kron(k, own) for own, k in moves)
     return _only_when_both_up(m, a, b)
 
 
@@ -245,17 +257,36 @@ def solve(m: sp.spmatrix, a: Track, b: Track, start: tuple[int, int] | Mapping[t
     tracks listed from fresh to worst ``I - Q`` is triangular and the LU's
     natural column order has no fill-in.
     """
-    m = sp.csr_matrix(m)
-    nb = len(b)
+    return solve_rounds([m], a, b, start)
+
+
+def solve_rounds(ms: Sequence[sp.spmatrix], a: Track, b: Track,
+                 start: tuple[int, int] | Mapping[tuple[int, int], float]) -> Solution:
+    """:func:`solve` for a duel whose first rounds differ: round ``t`` plays ``ms[t - 1]``, the last one repeating.
+
+    The chain runs over (round kind, A, B), each kind moving to the next; the
+    blocks keep ``I - Q`` triangular.  Final pairs are merged over the kinds.
+
+    >>> t = Track(labels=("fine", "out"), status=(UP, OUT))
+    >>> hit = attack(t, t, {0: kernel(t, lambda i: [(1.0, 1)])}, attacker="a")
+    >>> idle = sp.identity(4, format="csr")
+    >>> solve_rounds([idle, idle, hit], t, t, (0, 0)).rounds
+    {3: 1.0}
+    """
+    k = len(ms)
+    n, nb = len(a) * len(b), len(b)
+    big = sum(sp.kron(sp.csr_matrix(([1.0], ([p], [min(p + 1, k - 1)])), shape=(k, k)), m) for p, m in enumerate(ms))
+    big = sp.csr_matrix(big)
     init = {start: 1.0} if isinstance(start, tuple) else dict(start)
-    x0_full = np.zeros(m.shape[0])
+    x0_full = np.zeros(k * n)
     for (i, j), w in init.items():
         x0_full[i * nb + j] += w
-    live = _both_up(a, b)
-    reach = np.flatnonzero(_closure((m != 0).T.tocsr(), x0_full > 0))
+    live = np.tile(_both_up(a, b), k)
+    reach = np.flatnonzero(_closure((big != 0).T.tocsr(), x0_full > 0))
     trans, absorb = reach[live[reach]], reach[~live[reach]]
-    rows = m[trans]
-    ends = np.stack([absorb // nb, absorb % nb], axis=1)
+    rows = big[trans]
+    joint = absorb % n
+    ends = np.stack([joint // nb, joint % nb], axis=1)
     return solve_chain(rows[:, trans], rows[:, absorb], x0_full[trans], ends, a, b,
                        x0_end=x0_full[absorb], states=int(reach.size))
 

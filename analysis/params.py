@@ -15,12 +15,47 @@ analysis.params.ParamError: rating = 11 is not allowed; allowed: an integer in 0
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
+import re
+import reprlib
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 LIMIT = 100
 """Default bound on any integer a designer types: |value| <= LIMIT."""
+
+SHOWN_CHARS = 40
+"""How much of a value an error message echoes before cutting it."""
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxstring = 3, 8, 8, 6, SHOWN_CHARS
+
+
+def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """A value as an error message echoes it: its ``repr``, cut to about ``limit`` characters with a length note.
+
+    >>> shown("body")
+    "'body'"
+    >>> shown("x" * 5000)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' (5,000 characters)"
+    >>> shown(10 ** 60)
+    '1000000000000000000000000000000000000000… (61 digits)'
+    """
+    if isinstance(value, str):
+        return repr(value) if len(value) <= limit else f"{value[:limit]!r}"[:-1] + f"…' ({len(value):,} characters)"
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            text = repr(value)
+        except ValueError:  # past Python's limit on int -> str conversion
+            return f"an integer of about {math.floor(abs(value).bit_length() * math.log10(2)) + 1:,} digits"
+        digits = len(text.lstrip("-"))
+        return text if len(text) <= limit else f"{text[:limit]}… ({digits:,} digits)"
+    try:
+        text = _REPR.repr(value)
+    except (ValueError, RecursionError):
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit + 10 else text[:limit] + "…"
 
 
 class DicelabError(ValueError):
@@ -33,7 +68,7 @@ class ParamError(DicelabError):
     def __init__(self, name: str, value: Any, allowed: str, where: str = ""):
         self.name, self.value, self.allowed = name, value, allowed
         prefix = f"{where}: " if where else ""
-        super().__init__(f"{prefix}{name} = {value!r} is not allowed; allowed: {allowed}")
+        super().__init__(f"{prefix}{name} = {shown(value)} is not allowed; allowed: {allowed}")
 
 
 class Spec:
@@ -73,7 +108,7 @@ class Int(Spec):
 
     def parse(self, name: str, text: str) -> Any:
         text = str(text).strip()
-        if self.optional and text.lower() in ("none", "null", "inf", "unlimited"):
+        if self.optional and text.lower() in ("none", "null"):
             return None
         try:
             value = int(text)
@@ -91,6 +126,53 @@ class Int(Spec):
                 raise ParamError(name, value, self.allowed)
         value = int(value)
         if not self.lo <= value <= self.hi:
+            raise ParamError(name, value, self.allowed)
+        return value
+
+
+@dataclass(frozen=True)
+class Float(Spec):
+    """A finite number in ``lo..hi`` (``open_lo``/``open_hi`` leave an end out); ``inf`` and ``nan`` are refused.
+
+    >>> Float(0, 1, open_lo=True).parse("p", "0.9999999")
+    0.9999999
+    >>> Float(0, 1, open_lo=True).parse("p", "nan")
+    Traceback (most recent call last):
+    ...
+    analysis.params.ParamError: p = 'nan' is not allowed; allowed: a number in (0, 1]
+    """
+
+    lo: float = -math.inf
+    hi: float = math.inf
+    open_lo: bool = False
+    open_hi: bool = False
+
+    @property
+    def allowed(self) -> str:  # type: ignore[override]
+        if math.isinf(self.lo) and math.isinf(self.hi):
+            return "a finite number"
+        if math.isinf(self.hi):
+            return f"a number {'>' if self.open_lo else '>='} {self.lo:g}"
+        if math.isinf(self.lo):
+            return f"a number {'<' if self.open_hi else '<='} {self.hi:g}"
+        return f"a number in {'(' if self.open_lo else '['}{self.lo:g}, {self.hi:g}{')' if self.open_hi else ']'}"
+
+    def parse(self, name: str, text: str) -> Any:
+        try:
+            value = float(str(text).strip())
+        except ValueError:
+            raise ParamError(name, text, self.allowed) from None
+        if not math.isfinite(value):
+            raise ParamError(name, text, self.allowed)
+        return self.validate(name, value)
+
+    def validate(self, name: str, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ParamError(name, value, self.allowed)
+        value = float(value)
+        low_ok = value > self.lo if self.open_lo else value >= self.lo
+        high_ok = value < self.hi if self.open_hi else value <= self.hi
+        if not (math.isfinite(value) and low_ok and high_ok):
             raise ParamError(name, value, self.allowed)
         return value
 
@@ -322,28 +404,69 @@ def changed_constants(cls: type[Validated], values: Mapping[str, Any]) -> dict[s
     return {name: values[name] for name in cls.specs("constant") if name in values and values[name] != book[name]}
 
 
+PAIRS_ALLOWED = "name=value pairs separated by commas"
+
+
 def parse_pairs(text: str, what: str = "value") -> dict[str, str]:
-    """Parse ``key=value,key=value`` into a dict of strings.
+    """Parse ``key=value,key=value`` into a dict of strings; empty text, an item without ``=`` and a key given twice
+    are refused.
 
     >>> parse_pairs("body=5,mind=4")
     {'body': '5', 'mind': '4'}
+    >>> parse_pairs("dk_faces=-1,0,1")
+    {'dk_faces': '-1,0,1'}
+    >>> parse_pairs("body=5,body=6", "--a")
+    Traceback (most recent call last):
+    ...
+    analysis.params.DicelabError: --a: body is given twice ('5' and '6'); give each name once
     """
-    out: dict[str, str] = {}
     if not text.strip():
-        return out
+        raise DicelabError(f"{what} = {shown(text)} is not allowed; allowed: {PAIRS_ALLOWED}")
+    out: dict[str, str] = {}
     for item in _split_pairs(text):
         key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise DicelabError(f"{what} {item!r} is not of the form name=value")
-        out[key.strip()] = value.strip()
+        if not sep:
+            raise DicelabError(f"{what}: {shown(item.strip())} has no '='; allowed: {PAIRS_ALLOWED}")
+        key, value = key.strip(), value.strip()
+        if not key:
+            raise DicelabError(f"{what}: {shown(item.strip())} has no name before '='; allowed: {PAIRS_ALLOWED}")
+        if key in out:
+            raise DicelabError(f"{what}: {key} is given twice ({shown(out[key])} and {shown(value)}); "
+                               "give each name once")
+        out[key] = value
     return out
 
 
+def merge_pairs(items: Iterable[str], what: str, given: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The pairs of a repeatable option (``--variant a=1 --variant b=2``) in one dict, over ``given`` (values that
+    other options set); a name set twice, in one item or across them, is refused with both values.
+
+    >>> merge_pairs(["die=6", "shock_rule=true"], "--variant")
+    {'die': '6', 'shock_rule': 'true'}
+    >>> merge_pairs(["die=6", "die=8"], "--variant")
+    Traceback (most recent call last):
+    ...
+    analysis.params.DicelabError: --variant: die is given twice ('6' and '8'); give each name once
+    """
+    out = dict(given or {})
+    for item in items:
+        for key, value in parse_pairs(item, what).items():
+            if key in out:
+                raise DicelabError(f"{what}: {key} is given twice ({shown(out[key])} and {shown(value)}); "
+                                   "give each name once")
+            out[key] = value
+    return out
+
+
+_LIST_ITEM = re.compile(r"\s*[\[(]?\s*[-+]?\d+\s*[\])]?\s*")
+
+
 def _split_pairs(text: str) -> list[str]:
-    """Split on commas that start a new ``name=`` (so ``faces=-1,0,1`` stays whole)."""
+    """Split on commas; a chunk that is a bare integer continues the previous value (``faces=-1,0,1`` stays whole),
+    any other chunk starts a new item (so ``body=5,mind`` is an item without ``=``, not ``body = '5,mind'``)."""
     items: list[str] = []
     for chunk in text.split(","):
-        if items and "=" not in chunk:
+        if items and "=" in items[-1] and _LIST_ITEM.fullmatch(chunk):
             items[-1] += "," + chunk
         else:
             items.append(chunk)

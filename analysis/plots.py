@@ -1,238 +1,239 @@
-"""Plotting functions: they take the lab's result tables and return matplotlib figures.
+"""The lab's figures as :class:`~analysis.chart.Chart` values, in English or Russian.
 
-Every function takes the DataFrame produced by :mod:`analysis.compare` or
-:mod:`analysis.lethality` and a language (``en`` or ``ru``), and returns a
-:class:`~matplotlib.figure.Figure` with a title, axis labels and a legend.
+Every function takes a table of :mod:`analysis.compare` or :mod:`analysis.lethality`, a language and
+the caption that names the model and rules behind the table, and returns a chart: ``.png()`` for a
+rulebook, ``.plotly()`` for hover, and a notebook shows it by itself.  Nothing here imports
+matplotlib's pyplot or chooses a backend.
 
 >>> from analysis.compare import success_curves as curves
->>> fig = success_curves(curves())
->>> fig.axes[0].get_ylabel()
-'P(success)'
+>>> c = success_curves(curves())
+>>> c.panels[0].ylabel, len(c.panels[0].traces)
+('P(success)', 4)
 """
 
 from __future__ import annotations
 
-import matplotlib
+from typing import Any
 
-matplotlib.use("Agg")
+import pandas as pd
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from .chart import Chart, Panel, Trace, data_range
+from .i18n import dice, label, number, percent, system_name
+from .system import SYSTEM_IDS
 
-from .i18n import label  # noqa: E402
-from .system import SYSTEM_IDS  # noqa: E402
-
-COLORS = dict(zip(SYSTEM_IDS, ("tab:blue", "tab:orange", "tab:green", "tab:red")))
+COLORS = dict(zip(SYSTEM_IDS, ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")))
 TITLES = {
     "en": {
-        "curves": "Success curves aligned at each system's 50% point",
-        "absolute": "Success curves in each system's own terms",
-        "worth": "What one more point buys, and how swingy the check is",
-        "outcomes": "Outcome distribution of the standard check (nearest the 50% point)",
-        "crits": "Special results at the standard check",
-        "dice": "How the die size moves Tri-Stat and the dice mode moves TUN",
-        "skill_gap": "P(A wins) against the skill gap (matched trained, armed fighters)",
-        "rounds": "How long a matched fight lasts",
-        "lethality": "How fights end: death against incapacitation",
-        "damage": "Damage per exchange (matched fighters, each system's own units)",
-        "variants": "How much each rule reading moves checks and duels",
+        "success_curves": "Success curves aligned at each system's 50% point",
+        "success_absolute": "Success curves in each system's own terms",
+        "worth": "What one more point buys",
+        "spread": "How swingy the outcome is, in each system's own unit",
+        "outcome_distributions": "Outcome distribution of the standard check (nearest the 50% point)",
+        "dice_families": "How the die size moves Tri-Stat and the dice mode moves TUN",
+        "skill_gap": "P(A wins) against the skill gap",
+        "rounds": "Rounds to the first incapacitation",
+        "lethality": "How often the fight kills",
+        "damage": "Hits and attacks to take the defender out",
+        "variant_effects": "What each rule reading moves (signed, one scale per measure)",
+        "policy_effects": "What each tactical option does for the fighter who takes it",
     },
     "ru": {
-        "curves": "Кривые успеха, совмещённые в точке 50%",
-        "absolute": "Кривые успеха в терминах каждой системы",
-        "worth": "Что даёт ещё одно очко и насколько бросок непредсказуем",
-        "outcomes": "Распределение результата стандартной проверки (около 50%)",
-        "crits": "Особые результаты стандартной проверки",
-        "dice": "Как размер кубика меняет Tri-Stat, а режим кубиков — ТУН",
-        "skill_gap": "P(победы A) от разницы в навыках (равные обученные бойцы с оружием)",
-        "rounds": "Сколько длится равный бой",
-        "lethality": "Чем кончается бой: смерть или вывод из строя",
-        "damage": "Урон за обмен ударами (равные бойцы, единицы каждой системы)",
-        "variants": "Насколько каждое прочтение правил меняет проверки и бои",
+        "success_curves": "Кривые успеха, совмещённые в точке 50%",
+        "success_absolute": "Кривые успеха в терминах каждой системы",
+        "worth": "Что даёт ещё одно очко",
+        "spread": "Насколько непредсказуем результат, в единицах каждой системы",
+        "outcome_distributions": "Распределение результата стандартной проверки (около 50%)",
+        "dice_families": "Как размер кубика меняет Tri-Stat, а режим кубиков — ТУН",
+        "skill_gap": "P(победы A) от разницы в навыках",
+        "rounds": "Раунд первого вывода из строя",
+        "lethality": "Как часто бой убивает",
+        "damage": "Сколько ударов и атак выводят защитника из строя",
+        "variant_effects": "Что меняет каждое прочтение правил (со знаком, одна шкала на величину)",
+        "policy_effects": "Что даёт каждый тактический приём тому, кто его выбрал",
     },
 }
-LEGEND = {
-    "en": {"p_critical": "P(critical)", "p_fumble": "P(fumble)", "p_equipment_fault": "P(equipment fault)",
-           "p_complication": "P(success with a complication)", "p_death": "death", "p_incap": "incapacitated only",
-           "check": "check table: max |ΔP|", "p_a_wins": "duel: |ΔP(A wins)|", "p_death_delta": "duel: |ΔP(death)|",
-           "hit_edge": "hit edge: P(A hits) - P(B hits)"},
-    "ru": {"p_critical": "P(крит. успеха)", "p_fumble": "P(провала)", "p_equipment_fault": "P(отказа снаряжения)",
-           "p_complication": "P(успеха с осложнением)", "p_death": "смерть", "p_incap": "только вывод из строя",
-           "check": "таблица проверок: max |ΔP|", "p_a_wins": "бой: |ΔP(победы A)|", "p_death_delta": "бой: |ΔP(смерти)|",
-           "hit_edge": "перевес в попаданиях: P(попал A) - P(попал B)"},
+WORDS = {
+    "en": {"hits_panel": "damaging hits (attacks that changed B's condition)", "attacks_panel": "every attack of A",
+           "no_policies": "no tactical option (policy) is open to these fighters",
+           "no_level": "not defined for {names}: the system has no {level} level"},
+    "ru": {"hits_panel": "ранящие удары (атаки, изменившие состояние B)", "attacks_panel": "все атаки A",
+           "no_policies": "этим бойцам не доступен ни один тактический приём (policy)",
+           "no_level": "не определено для {names}: у системы нет уровня «{level}»"},
 }
+LEVEL_NAMES = {"en": {"dying": "dying", "dead": "dead"}, "ru": {"dying": "при смерти", "dead": "гибель"}}
 
 
-def _name(lang: str, system: str) -> str:
-    return label(lang, "name", system)
+def _systems(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    return [(s, df[df["system"] == s]) for s in SYSTEM_IDS if (df["system"] == s).any()]
 
 
-def _finish(fig: Figure, lang: str, key: str) -> Figure:
-    fig.suptitle(TITLES[lang][key])
-    return fig
+def _line(part: pd.DataFrame, x: str, y: str, system: str, lang: str, name: str = "", scale: float = 1.0,
+          hover_x: str = "") -> Trace:
+    xs, ys = tuple(part[x]), tuple(None if pd.isna(v) else v * scale for v in part[y])
+    hover = tuple(f"{name or system_name(lang, system)}<br>{hover_x or x} = {_num(lang, a)}: "
+                  f"{'—' if b is None else _num(lang, b)}" for a, b in zip(xs, ys))
+    return Trace(xs, ys, name or system_name(lang, system), color=COLORS.get(system), hover=hover)
 
 
-def success_curves(df: pd.DataFrame, lang: str = "en", x: str = "modifier") -> Figure:
+def _num(lang: str, v: Any) -> str:
+    if isinstance(v, (int,)) or (isinstance(v, float) and v.is_integer() and abs(v) >= 1):
+        return str(int(v))
+    return number(lang, float(v), 3)
+
+
+def success_curves(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     """P(success) of :func:`analysis.compare.success_curves` on shared axes, aligned at the 50% point."""
-    fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
-    for system, part in df.groupby("system", sort=False):
-        ax.plot(part[x], part["p_success"], marker="o", ms=3, color=COLORS[system], label=_name(lang, system))
-    ax.axhline(0.5, color="grey", lw=0.6, ls=":")
-    ax.axvline(0, color="grey", lw=0.6, ls=":")
-    ax.set_title(TITLES[lang]["curves"])
-    ax.set_xlabel(label(lang, "modifier"))
-    ax.set_ylabel(label(lang, "p_success"))
-    ax.set_ylim(-0.02, 1.02)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
-    return fig
+    traces = tuple(_line(part, "modifier", "p_success", s, lang, f"{system_name(lang, s)} ({dice(lang, part['dice'].iloc[0])})",
+                         hover_x=label(lang, "modifier")) for s, part in _systems(df))
+    panel = Panel(traces, xlabel=label(lang, "modifier"), ylabel=label(lang, "p_success"), y_range=(-0.02, 1.02),
+                  hlines=(0.5,), vlines=(0.0,))
+    return Chart("success_curves", TITLES[lang]["success_curves"], (panel,), caption=caption, row_height=4.6)
 
 
-def success_absolute(df: pd.DataFrame, lang: str = "en") -> Figure:
+def success_absolute(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     """The same curves against each system's own value (target, rating, limit, skill), one panel each."""
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7), layout="constrained", sharey=True)
-    for ax, (system, part) in zip(axes.flat, df.groupby("system", sort=False)):
-        ax.plot(part["value"], part["p_success"], marker="o", ms=3, color=COLORS[system], label=_name(lang, system))
-        ax.set_xlabel(label(lang, "value", system))
-        ax.set_ylabel(label(lang, "p_success"))
-        ax.grid(alpha=0.3)
-        ax.legend(loc="lower right", fontsize=8)
-    return _finish(fig, lang, "absolute")
+    panels = tuple(Panel((_line(part, "value", "p_success", s, lang, hover_x=label(lang, "value", s)),),
+                         title=system_name(lang, s), xlabel=label(lang, "value", s), ylabel=label(lang, "p_success"),
+                         x_integer=True, y_range=(-0.02, 1.02)) for s, part in _systems(df))
+    return Chart("success_absolute", TITLES[lang]["success_absolute"], panels, cols=2, caption=caption)
 
 
-def worth(df: pd.DataFrame, lang: str = "en") -> Figure:
-    """ΔP(success) bought by +1 and the outcome's spread, against the modifier from the 50% point."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
-    for system, part in df.groupby("system", sort=False):
-        part = part.dropna(subset=["delta_p"])
-        left.plot(part["modifier"], part["delta_p"], marker="o", ms=3, color=COLORS[system], label=_name(lang, system))
-        right.plot(part["modifier"], part["std"], marker="o", ms=3, color=COLORS[system], label=_name(lang, system))
-    left.set_ylabel(label(lang, "delta_p"))
-    right.set_ylabel(label(lang, "spread"))
-    for ax in (left, right):
-        ax.set_xlabel(label(lang, "modifier"))
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    return _finish(fig, lang, "worth")
+def worth(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """Percentage points of P(success) bought by +1, against the modifier from the 50% point."""
+    traces = tuple(_line(part.dropna(subset=["delta_p"]), "modifier", "delta_p", s, lang, scale=100.0,
+                         hover_x=label(lang, "modifier")) for s, part in _systems(df))
+    panel = Panel(traces, xlabel=label(lang, "modifier"), ylabel=label(lang, "delta_p"), vlines=(0.0,))
+    return Chart("worth", TITLES[lang]["worth"], (panel,), caption=caption, row_height=4.6)
 
 
-def outcome_distributions(df: pd.DataFrame, lang: str = "en") -> Figure:
+def spread(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """The outcome's standard deviation across each system's range, one panel (and one unit) per system."""
+    panels = tuple(Panel((_line(part, "value", "std", s, lang, hover_x=label(lang, "value", s)),),
+                         title=f"{system_name(lang, s)}: {label(lang, 'outcome', s)}", xlabel=label(lang, "value", s),
+                         ylabel=f"{label(lang, 'spread')},\n{label(lang, 'unit', s)}", x_integer=True,
+                         y_range=(0.0, 1.15 * float(part["std"].max()) or 1.0))
+                   for s, part in _systems(df))
+    return Chart("spread", TITLES[lang]["spread"], panels, cols=2, caption=caption)
+
+
+def outcome_distributions(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     """The outcome distribution of each system's standard check, one panel each."""
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7), layout="constrained")
-    for ax, (system, part) in zip(axes.flat, df.groupby("system", sort=False)):
+    panels = []
+    for s, part in _systems(df):
         value = part["value"].iloc[0]
-        ax.bar(part["result"], part["p"], color=COLORS[system],
-               label=f"{_name(lang, system)}: {label(lang, 'value', system)} = {value}")
-        ax.set_xlabel(label(lang, "outcome", system))
-        ax.set_ylabel(label(lang, "probability"))
-        ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=8)
-    return _finish(fig, lang, "outcomes")
+        name = f"{system_name(lang, s)}: {label(lang, 'value', s)} = {value}"
+        hover = tuple(f"{label(lang, 'outcome', s)} {r}: {percent(lang, p)}" for r, p in zip(part["result"], part["p"]))
+        trace = Trace(tuple(part["result"]), tuple(part["p"]), system_name(lang, s), kind="bar", color=COLORS[s],
+                      hover=hover)
+        panels.append(Panel((trace,), title=name, xlabel=label(lang, "outcome", s), ylabel=label(lang, "probability"),
+                            x_integer=True))
+    return Chart("outcome_distributions", TITLES[lang]["outcome_distributions"], tuple(panels), cols=2, caption=caption)
 
 
-def crits_and_fumbles(df: pd.DataFrame, lang: str = "en") -> Figure:
-    """Grouped bars of P(critical), P(fumble) and the systems' other special results."""
-    cols = [c for c in ("p_critical", "p_fumble", "p_equipment_fault", "p_complication") if c in df.columns]
-    names = [f"{_name(lang, s)} {m}".strip() for s, m in zip(df["system"], df["mode"])]
-    fig, ax = plt.subplots(figsize=(10, 4.5), layout="constrained")
-    width = 0.8 / len(cols)
-    x = np.arange(len(df))
-    for i, col in enumerate(cols):
-        ax.bar(x + i * width, df[col].fillna(0.0), width, label=LEGEND[lang][col])
-    ax.set_xticks(x + width * (len(cols) - 1) / 2, names, rotation=30, ha="right", fontsize=8)
-    ax.set_xlabel(label(lang, "system"))
-    ax.set_ylabel(label(lang, "probability"))
-    ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=8)
-    return _finish(fig, lang, "crits")
-
-
-def dice_families(df: pd.DataFrame, lang: str = "en") -> Figure:
+def dice_families(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     """Tri-Stat's curve for every die and ТУН's for every dice mode."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained", sharey=True)
-    for ax, system in zip(axes, ("tristat", "tun")):
-        part = df[df["system"] == system]
-        for mode, curve in part.groupby("dice", sort=False):
-            ax.plot(curve["value"], curve["p_success"], marker="o", ms=2, label=mode)
-        ax.set_title(_name(lang, system))
-        ax.set_xlabel(label(lang, "value", system))
-        ax.set_ylabel(label(lang, "p_success"))
-        ax.grid(alpha=0.3)
-        ax.legend(title=label(lang, "dice"), fontsize=8)
-    return _finish(fig, lang, "dice")
+    panels = []
+    for s, part in _systems(df):
+        traces = tuple(Trace(tuple(c["value"]), tuple(c["p_success"]), dice(lang, mode),
+                             hover=tuple(f"{dice(lang, mode)}, {label(lang, 'value', s)} {v}: {percent(lang, p)}"
+                                         for v, p in zip(c["value"], c["p_success"])))
+                       for mode, c in part.groupby("dice", sort=False))
+        panels.append(Panel(traces, title=system_name(lang, s), xlabel=label(lang, "value", s),
+                            ylabel=label(lang, "p_success"), x_integer=True, y_range=(-0.02, 1.02)))
+    return Chart("dice_families", TITLES[lang]["dice_families"], tuple(panels), cols=2, caption=caption)
 
 
-def skill_gap(df: pd.DataFrame, lang: str = "en") -> Figure:
+def skill_gap(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     """P(A wins) against the hit edge (a common currency) and against the gap in each system's points."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained", sharey=True)
-    for system, part in df.groupby("system", sort=False):
-        kw = dict(marker="o", ms=3, color=COLORS[system], label=_name(lang, system))
-        left.plot(part["hit_edge"], part["p_a_wins"], **kw)
-        right.plot(part["gap"], part["p_a_wins"], **kw)
-    left.set_xlabel(LEGEND[lang]["hit_edge"])
-    right.set_xlabel(label(lang, "skill_gap"))
-    for ax in (left, right):
-        ax.set_ylabel(label(lang, "p_win"))
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    return _finish(fig, lang, "skill_gap")
+    left = tuple(_line(part, "hit_edge", "p_a_wins", s, lang, hover_x=label(lang, "hit_edge")) for s, part in _systems(df))
+    right = tuple(_line(part, "gap", "p_a_wins", s, lang, hover_x=label(lang, "skill_gap")) for s, part in _systems(df))
+    panels = (Panel(left, xlabel=label(lang, "hit_edge"), ylabel=label(lang, "p_win"), y_range=(0.0, 1.02)),
+              Panel(right, xlabel=label(lang, "skill_gap"), ylabel=label(lang, "p_win"), x_integer=True,
+                    y_range=(0.0, 1.02)))
+    return Chart("skill_gap", TITLES[lang]["skill_gap"], panels, cols=2, caption=caption)
 
 
-def rounds(df: pd.DataFrame, lang: str = "en") -> Figure:
-    """P(the fight ends in round r) for each system's matched pairing."""
-    fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
-    for system, part in df.groupby("system", sort=False):
-        part = part[part["p"] >= 1e-4]
-        ax.plot(part["round"], part["p"], marker="o", ms=3, color=COLORS[system], label=_name(lang, system))
-    ax.set_xlabel(label(lang, "rounds"))
-    ax.set_ylabel(label(lang, "probability"))
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return _finish(fig, lang, "rounds")
+def rounds(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(the first fighter goes out in round r) for each system's pairing (rounds past 0.01% left out)."""
+    traces = tuple(_line(part[part["p"] >= 1e-4], "round", "p", s, lang, hover_x=label(lang, "rounds"))
+                   for s, part in _systems(df))
+    panel = Panel(traces, xlabel=label(lang, "rounds"), ylabel=label(lang, "probability"), x_integer=True)
+    return Chart("rounds", TITLES[lang]["rounds"], (panel,), caption=caption, row_height=4.6)
 
 
-def lethality(df: pd.DataFrame, lang: str = "en") -> Figure:
-    """Stacked bars: P(death) and P(incapacitation only) at each skill gap, per system."""
-    fig, axes = plt.subplots(1, 4, figsize=(13, 4), layout="constrained", sharey=True)
-    for ax, (system, part) in zip(axes, df.groupby("system", sort=False)):
-        ax.bar(part["gap"], part["p_death"], color="black", label=LEGEND[lang]["p_death"])
-        ax.bar(part["gap"], part["p_incap"], bottom=part["p_death"], color=COLORS[system], label=LEGEND[lang]["p_incap"])
-        ax.set_title(_name(lang, system))
-        ax.set_xlabel(label(lang, "skill_gap"), fontsize=8)
-        ax.set_ylim(0, 1.3)
-        ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=7, loc="upper center")
-    axes[0].set_ylabel(label(lang, "probability"))
-    return _finish(fig, lang, "lethality")
+def lethality(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(the fight kills) at each skill gap: one number per system and gap, shown once."""
+    defined = [(s, part) for s, part in _systems(df) if part["p_killed"].notna().all()]
+    missing = [s for s, part in _systems(df) if part["p_killed"].isna().any()]
+    level = LEVEL_NAMES[lang][df["lethal_at"].iloc[0]] if len(df) else ""
+    note = WORDS[lang]["no_level"].format(names=", ".join(system_name(lang, s) for s in missing), level=level) \
+        if missing else ""
+    traces = tuple(_line(part, "gap", "p_killed", s, lang, hover_x=label(lang, "skill_gap")) for s, part in defined)
+    panel = Panel(traces, xlabel=label(lang, "skill_gap"), ylabel=f"{label(lang, 'p_killed')} ({level})",
+                  x_integer=True, y_range=(-0.02, 1.02), note=note)
+    return Chart("lethality", TITLES[lang]["lethality"], (panel,), caption=caption, row_height=4.6)
 
 
-def damage(df: pd.DataFrame, lang: str = "en") -> Figure:
-    """The damage distribution of one attack, one panel per system (its own damage units)."""
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7), layout="constrained")
-    for ax, (system, part) in zip(axes.flat, df.groupby("system", sort=False)):
-        part = part[part["p"] >= 1e-4]
-        ax.bar(part["damage"], part["p"], color=COLORS[system], label=_name(lang, system))
-        ax.set_xlabel(label(lang, "damage"))
-        ax.set_ylabel(label(lang, "probability"))
-        ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=8)
-    return _finish(fig, lang, "damage")
+def damage(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(B is out after at most k damaging hits / k attacks of A), from :func:`analysis.lethality.hits_to_out`."""
+    panels = []
+    for measure in ("hits", "attacks"):
+        part = df[(df["measure"] == measure)]
+        traces = tuple(_line(p[p["p_out"].shift(1, fill_value=0.0) < 0.999], "k", "p_out", s, lang,
+                             hover_x=label(lang, measure)) for s, p in _systems(part))
+        panels.append(Panel(traces, title=WORDS[lang][f"{measure}_panel"], xlabel=label(lang, measure),
+                            ylabel=label(lang, "p_out_by"), x_integer=True, y_range=(-0.02, 1.02), hlines=(0.5,)))
+    return Chart("damage", TITLES[lang]["damage"], tuple(panels), cols=2, caption=caption)
 
 
-def variant_effects(df: pd.DataFrame, lang: str = "en") -> Figure:
-    """Horizontal bars per system: each variant's max |ΔP| on the check table and |Δ| on a matched duel."""
-    fig, axes = plt.subplots(2, 2, figsize=(12, 9), layout="constrained")
-    for ax, (system, part) in zip(axes.flat, df.groupby("system", sort=False)):
-        part = part.iloc[::-1]
-        y = np.arange(len(part))
-        ax.barh(y - 0.27, part["check_max_dp"], 0.27, label=LEGEND[lang]["check"])
-        ax.barh(y, part["d_p_a_wins"].abs().fillna(0), 0.27, label=LEGEND[lang]["p_a_wins"])
-        ax.barh(y + 0.27, part["d_p_death"].abs().fillna(0), 0.27, label=LEGEND[lang]["p_death_delta"])
-        ax.set_yticks(y, part["variant"], fontsize=7)
-        ax.set_title(_name(lang, system))
-        ax.set_xlabel(label(lang, "effect"))
-        ax.grid(alpha=0.3, axis="x")
-        ax.legend(fontsize=7, loc="lower right")
-    return _finish(fig, lang, "variants")
+def _effect_panels(df: pd.DataFrame, lang: str, row: str, measures: tuple[tuple[str, str, float], ...]) -> tuple[Panel, ...]:
+    """One horizontal-bar panel per measure, every row of ``df`` a category (in ``df``'s order)."""
+    names = tuple(f"{label(lang, 'short', s)}: {r}" for s, r in zip(df["system"], df[row]))
+    panels = []
+    for i, (column, title, scale) in enumerate(measures):
+        traces = []
+        for s, part in _systems(df):
+            values = tuple(None if pd.isna(v) else (0.0 if abs(v) < 1e-12 else v * scale) for v in part[column])
+            cats = tuple(f"{label(lang, 'short', s)}: {r}" for r in part[row])
+            hover = tuple(f"{c}<br>{title}: {'—' if v is None else number(lang, v, 3)}" for c, v in zip(cats, values))
+            traces.append(Trace(values, cats, system_name(lang, s), kind="hbar", color=COLORS[s], hover=hover))
+        rng = data_range((Panel(tuple(traces)),), "x", zero=True)
+        panels.append(Panel(tuple(traces), title=title, categories=names, category_labels=i == 0, vlines=(0.0,),
+                            x_range=rng))
+    return tuple(panels)
+
+
+def variant_effects(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """Signed effects of every rule variant: the check table's largest ΔP(success) and the matched duel's
+    ΔP(A wins), ΔP(killed) and Δ mean rounds; one scale per measure shared by every system; rows in the
+    table's order."""
+    pp = ", пп" if lang == "ru" else ", pp"
+    measures = (("check_shift", label(lang, "check_shift") + pp, 100.0),
+                ("d_p_a_wins", label(lang, "d_p_a_wins") + pp, 100.0),
+                ("d_p_killed", label(lang, "d_p_killed") + pp, 100.0),
+                ("d_mean_rounds", label(lang, "d_mean_rounds"), 1.0))
+    panels = _effect_panels(df, lang, "variant", measures)
+    return Chart("variant_effects", TITLES[lang]["variant_effects"], panels, cols=4, caption=caption,
+                 row_height=max(4.0, 0.23 * len(df)))
+
+
+def policy_effects(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """Signed effects of each tactical option against the plain fighter: ΔP(A wins), ΔP(A killed),
+    ΔP(B killed) and Δ mean rounds (A takes the option, B stays plain)."""
+    words = {"en": ("ΔP(A wins), pp", "ΔP(A killed), pp", "ΔP(B killed), pp", "Δ mean rounds"),
+             "ru": ("ΔP(победы A), пп", "ΔP(гибели A), пп", "ΔP(гибели B), пп", "Δ среднего числа раундов")}[lang]
+    measures = tuple(zip(("d_p_a_wins", "d_p_a_killed", "d_p_b_killed", "d_mean_rounds"), words,
+                         (100.0, 100.0, 100.0, 1.0)))
+    open_ = df[df["d_p_a_wins"].notna()]
+    if open_.empty:
+        panels = (Panel((), note=WORDS[lang]["no_policies"]),)
+    else:
+        panels = _effect_panels(open_.reset_index(drop=True), lang, "option", measures)
+    return Chart("policy_effects", TITLES[lang]["policy_effects"], panels, cols=len(panels), caption=caption,
+                 row_height=max(3.0, 0.3 * len(open_)))
+
+
+CHARTS = {f.__name__: f for f in (success_curves, success_absolute, worth, spread, outcome_distributions,
+                                    dice_families, skill_gap, rounds, lethality, damage, variant_effects,
+                                    policy_effects)}
+"""Every figure by name."""

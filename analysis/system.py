@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from .params import DicelabError, Validated
-from .results import CheckResult, OpposedResult
+from .params import DicelabError, Validated, shown
+
+if TYPE_CHECKING:  # the registry stays light: a system module is imported only when asked for
+    from .results import CheckResult, OpposedResult
 
 SYSTEM_IDS = ("tristat", "onesix", "tun", "kurs")
 
@@ -65,7 +67,7 @@ class System:
         if self.levels.get(level) is not None:
             return None
         deepest = [name for name, text in self.levels.items() if text is not None][-1]
-        return f"{self.title} has no {level} level (RULES.md section 5): its deepest is {deepest}"
+        return f"{self.title} has no {level} level (docs/rules/README.md): its deepest is {deepest}"
 
     def rules(self, **variants: Any) -> Any:
         """A ruleset with the RULES.md defaults except ``variants``."""
@@ -83,7 +85,7 @@ def get_system(system_id: str) -> System:
     'К.У.Р.С.'
     """
     if system_id not in SYSTEM_IDS:
-        raise DicelabError(f"system = {system_id!r} is not allowed; allowed: one of {', '.join(SYSTEM_IDS)}")
+        raise DicelabError(f"system = {shown(system_id)} is not allowed; allowed: one of {', '.join(SYSTEM_IDS)}")
     return importlib.import_module(f"analysis.systems.{system_id}").SYSTEM
 
 

@@ -1,5 +1,6 @@
 """Benchmark: latency of ``tune`` and ``equiv`` (target < 50 ms per call, after a
-warm-up) and a ``design`` search over 1,000 settings (target < 1 minute on two cores).
+warm-up) and a ``design`` search over 1,000 settings (target < 1 minute on two cores),
+beside the time it was estimated to take before it started (``analysis/budget.py``).
 
 Every call gets fresh inputs (its own character and probability), so nothing but
 the systems' dice caches is warm.  The load average is printed beside the figures:
@@ -18,7 +19,8 @@ import statistics
 import time
 from typing import Any, Callable
 
-from analysis.balance import design, equiv, tune
+from analysis.balance import _setting_fighters, design, equiv, estimate_seconds, parse_vary, tune
+from analysis.pool import cores
 from analysis.fighters import load_fighter
 from analysis.system import SYSTEM_IDS, get_system
 
@@ -88,14 +90,22 @@ def main() -> None:
     if not ns.skip_design:
         tri = get_system("tristat")
         a, b = load_fighter(tri, "veteran"), load_fighter(tri, "trained")
+        vary = parse_vary(DESIGN_VARY)
+        grid = itertools.product(*(range(v.lo, v.hi + 1) for v in vary))
+        jobs = [(tri.rules(), *_setting_fighters(a, b, vary, values)) for values in grid]
+        workers = ns.workers or cores()
+        estimate = estimate_seconds(tri, jobs) / workers
         start, cpu_start = time.perf_counter(), cpu_seconds()
-        res = design(tri, tri.rules(), a, b, DESIGN_VARY, rounds=4, lethality=0.05, p_win=0.6, top=3, workers=ns.workers)
+        res = design(tri, tri.rules(), a, b, DESIGN_VARY, rounds=4, lethality=0.05, p_win=0.6, top=3, workers=ns.workers,
+                     budget=1e9)
         took, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
         ok &= took < DESIGN_TARGET_S
         best = res.best[0]
         print(f"design tristat veteran vs trained, {res.settings} settings ({DESIGN_VARY}): {took:.1f} s wall "
               f"({took / res.settings * 1000:.1f} ms per setting), {cpu:.1f} CPU-seconds in all processes  "
               f"{'ok' if took < DESIGN_TARGET_S else 'OVER 60 s'}")
+        print(f"  estimated before it started: {estimate:.1f} s on {workers} processes (ratio took/estimate "
+              f"{took / estimate:.2f}; the estimate should be an upper bound, ratio <= 1)")
         print(f"  best: {best.setting} distance {best.distance:.3f}, mean rounds {best.figures.mean_rounds:.2f}, "
               f"P(death) {best.figures.p_death:.3f}, P(A wins) {best.figures.p_a_wins:.3f}")
     print(f"load average at end: {os.getloadavg()[0]:.2f}; all targets met: {ok}")

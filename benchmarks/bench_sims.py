@@ -27,7 +27,7 @@ from analysis.system import SYSTEM_IDS, get_system
 from sims.api import sim_module, simulate_check, simulate_duel
 from sims.engine import default_workers
 from sims.dice import outcome_table
-from sims.tristat import F_CRIT, F_DEF, F_HEALTH, F_HIT, F_SIZE, P_DIE, P_FIGHTER, pack
+from sims.tristat import F_CRIT, F_DEF, F_HEALTH, F_HIT, F_SIZE, P_FIGHTER, P_HIGH, P_LOW, T_PLAIN, pack
 
 PAIRS = {"tristat": ("veteran", "trained"), "onesix": ("daisy", "poacher"), "tun": ("red", "blue"),
          "kurs": ("maximus", "tiberius")}
@@ -38,7 +38,8 @@ def numpy_duel(p: np.ndarray, table: np.ndarray, acv: tuple[int, int], n: int,
                rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """The same Tri-Stat duel (default variants) vectorised over n fights, from the same packed parameters
     and damage table as the kernel; returns (winner codes, uniforms the kernel would draw for these rolls)."""
-    die = int(p[P_DIE])
+    low, high = int(p[P_LOW]), int(p[P_HIGH])
+    die = high // low
     a, b = p[P_FIGHTER:P_FIGHTER + F_SIZE], p[P_FIGHTER + F_SIZE:]
     drawn = 0
 
@@ -50,11 +51,11 @@ def numpy_duel(p: np.ndarray, table: np.ndarray, acv: tuple[int, int], n: int,
     def attack(att: np.ndarray, dfn: np.ndarray, damage: np.ndarray, size: int) -> np.ndarray:
         dmg = np.zeros(size, dtype=np.int64)
         t = roll(size)
-        crit = t == 2
-        ok = ~crit & (t != 2 * die) & (t <= att[F_HIT])
+        crit = t == low
+        ok = ~crit & (t != high) & (t <= att[F_HIT])
         idx = np.flatnonzero(ok)
         d = roll(idx.size)
-        hit = idx[~((d == 2) | ((d <= dfn[F_DEF]) & (d != 2 * die)))]
+        hit = idx[~((d == low) | ((d <= dfn[F_DEF]) & (d != high)))]
         dmg[hit] = damage[roll(hit.size)]
         dmg[crit] = att[F_CRIT]
         return dmg
@@ -125,7 +126,7 @@ def main() -> None:
     s = get_system("tristat")
     rules = s.rules()
     a, b = load_fighter(s, "veteran"), load_fighter(s, "trained")
-    params, table = pack(rules, a, b)
+    params, tables = pack(rules, a, b)
 
     print(f"# Monte Carlo benchmark, n = {n:,}, {cores} cores")
     print(f"compile (fresh process, no cache): {compile_time():.2f} s")
@@ -134,7 +135,7 @@ def main() -> None:
     n_np = max(n // 5, 10_000)
     rng = np.random.default_rng(1)
     t0 = time.perf_counter()
-    _, drawn = numpy_duel(params, table, (a.stats(rules)[0], b.stats(rules)[0]), n_np, rng)
+    _, drawn = numpy_duel(params, tables[T_PLAIN], (a.stats(rules)[0], b.stats(rules)[0]), n_np, rng)
     t_numpy = (time.perf_counter() - t0) * n / n_np
     rolls_per_duel = drawn / n_np
     count = int(rolls_per_duel * n)

@@ -77,7 +77,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "checks.toml"
         config.write_text(CHECKS, encoding="utf-8")
-        cases = expand(load_config(config)).cases
+        cases = list(expand(load_config(config)).cases())
         kurs = get_system("kurs")
         n = len(cases)
         print(f"# {default_workers()} cores; {contention()}")

@@ -14,86 +14,86 @@
 # %% [markdown]
 # # How deadly is a fight? Combat lethality of the four systems
 #
-# Exact duels (absorbing Markov chains over both fighters' condition tracks, the exchange order
-# of RULES.md's simplified model), under the default rules.
+# Exact duels (absorbing Markov chains over both fighters' condition tracks, each system's own
+# timing), under the book's rules (`docs/rules/`, or `dicelab rules SYSTEM`).
 #
 # **How fighters are matched across systems.**  Each system has a `trained_armed` archetype
-# built from its own seed's scale (Tri-Stat's example character with a weapon of max damage 10,
-# 2K's trained fighter with the seed's combat knife, ТУН's trained fighter with the seed's
-# E×2+1 knife, К.У.Р.С.'s trained fighter with a short sword).  A duel pits it against itself,
-# so a fair fight is 50/50 in every system.  A *skill gap* of k raises A's combat skills by k
-# points of that system.  A point does not buy the same in every system, so we also put the
-# systems on a common axis: the **hit edge**, A's chance to hit B in one exchange minus B's
-# chance to hit A.  We chose archetypes over "equal P(success) on a standard check" because a
-# fight depends on damage and condition tracks as much as on the to-hit roll; the hit edge
-# then removes the difference in what a point is worth.
+# built from its own seed's scale; a duel pits it against itself, so a fair fight is even in
+# every system.  A *skill gap* of k raises A's combat skills by k points of that system.  A point
+# does not buy the same in every system, so the systems also share a common axis: the **hit
+# edge**, A's chance to hit B in one exchange minus B's chance to hit A.
+#
+# **What "the fight kills" means.**  Lethality is compared with every duel played to its end as
+# the rules reference asks (`docs/rules/`): `after_out = finish` — once one fighter is out, the other
+# keeps attacking the helpless one until it reaches the `lethal_at` level or `finish_attacks`
+# more attacks were made — and `lethal_at` chooses what counts as killed (`dying`, the level all
+# four systems reach, by default; `dead` leaves the systems without a dead level undefined, not
+# 0).  The lab plays these duels with `lethality.AFTER_OUT`; the cell below prints which ending
+# and which level these numbers were computed under (`stop` means finishing is not modelled by
+# every system yet, and only the deciding blow can kill).
 
 # %%
+from IPython.display import Markdown
+
 from analysis import lethality, plots
+from analysis.report import findings
+from analysis.setup import Setup
 
-tables = lethality.compare()
-gap = tables["skill_gap"]
-gap[["system", "gap", "hit_edge", "p_a_wins", "p_death", "mean_rounds"]].round(3)
+setup = Setup.build()
+tables = lethality.compare(setup)
+gap, leth = tables["skill_gap"], tables["lethality"]
+print(f"after_out = {lethality.AFTER_OUT}; lethal_at = {sorted(set(leth['lethal_at']))}")
+gap[["system", "gap", "hit_edge", "p_a_wins", "mean_rounds"]].round(3)
+
+# %%
+assert (leth["after_out"] == lethality.AFTER_OUT).all()
+assert (leth["lethal_at"] == [setup.ruleset(s).lethal_at for s in leth["system"]]).all()
 
 # %% [markdown]
-# ## P(win) against the skill gap
+# ## Who wins, and how long it takes
 
 # %%
-plots.skill_gap(gap);
+plots.skill_gap(gap)
+
+# %%
+plots.rounds(tables["rounds"])
+
+# %%
+said = findings.combat(tables, "en")
+Markdown("\n".join(f"* {f.text}" for f in said))
+
+# %%
+for system, part in gap.groupby("system"):
+    assert part.sort_values("gap")["p_a_wins"].is_monotonic_increasing, system
+facts = {f.key: f.facts for f in said}
+zero = gap[gap["gap"] == 0].set_index("system")
+assert facts["length"]["shortest"] == zero["mean_rounds"].idxmin()
+assert facts["length"]["longest"] == zero["mean_rounds"].idxmax()
 
 # %% [markdown]
-# **Reading.**  Per point of combat skill, К.У.Р.С. is the most decisive (one point takes a fair
-# fight to about 87/13) and the 2K system the least (one point: about 61/39; four points still
-# leave the weaker side about one chance in eight).  On the common hit-edge axis Tri-Stat, ТУН
-# and К.У.Р.С. nearly coincide — what differs between them is how much edge a point buys — while
-# 2K stays below them: its exploding damage keeps upsets alive even when the to-hit odds are
-# lopsided.
+# ## Hits to go down, and how often the fight kills
+#
+# The defender's health or condition track counted in hits: P(B is out after at most k of A's
+# damaging hits, or k attacks), B never striking back.  Then the one number of lethality:
+# P(the fight ends with someone at the killed level), against the skill gap.
 
 # %%
-one_point = gap[gap["gap"] == 1].set_index("system")["p_a_wins"]
-assert one_point["kurs"] > one_point["tristat"] > one_point["onesix"]
-assert one_point["tun"] > one_point["onesix"]
-
-# %% [markdown]
-# ## How long a fight lasts
+plots.damage(tables["hits_to_out"])
 
 # %%
-plots.rounds(tables["rounds"]);
-
-# %% [markdown]
-# **Reading.**  ТУН fights are over in two or three rounds: each turn is two attacks and a hit
-# does E×2+1 trauma.  2K and К.У.Р.С. take six to seven rounds, Tri-Stat nearly ten (health
-# (Body+Soul)×5 absorbs many hits of 50–75% of a weapon's damage).  A skill gap shortens every
-# system's fights.
+plots.lethality(leth)
 
 # %%
-means = gap[gap["gap"] == 0].set_index("system")["mean_rounds"]
-assert means["tun"] < means["kurs"] < means["tristat"] and means["onesix"] < means["tristat"]
-means.round(2)
-
-# %% [markdown]
-# ## Death against incapacitation, and damage per exchange
+said = findings.lethality(tables, "en", finish_attacks=setup.ruleset("tristat").finish_attacks)
+Markdown("\n".join(f"* {f.text}" for f in said))
 
 # %%
-plots.lethality(gap);
-
-# %%
-plots.damage(tables["damage"]);
-
-# %% [markdown]
-# **Reading.**  The systems differ most in how often a fight kills.  Tri-Stat's matched fighters
-# practically never die in a duel: death needs health driven to −max, and the fight stops as
-# soon as someone drops below 0.  ТУН kills rarely (under 1% in a fair fight, about 9% at a
-# four-point gap: trauma must pass twice the volume in one blow).  In 2K a knife fight always ends
-# with the loser dying: with a wound weapon the only way out is past the 6th Wound, and Wounds 7-9
-# are the body's reserve (RULES.md section 5 counts them as dying).
-# К.У.Р.С. is the deadliest and the most sensitive to skill: a fair fight kills about one time in
-# six, a four-point gap more than half the time, because a big margin of success turns straight
-# into damage and overflows the box track to "dying".
-
-# %%
-death = gap.pivot(index="gap", columns="system", values="p_death")
-assert death["tristat"].max() < 1e-6
-assert death["kurs"].iloc[-1] > 0.5 > death["kurs"].iloc[0]
-assert death["tun"].iloc[0] < 0.02 and death["onesix"].min() > 0.99
-death.round(3)
+facts = {f.key: f.facts for f in said}
+assert facts["how"] == {"after_out": lethality.AFTER_OUT, "lethal_at": "dying"}
+killed = leth[leth["gap"] == 0].set_index("system")["p_killed"].dropna()
+assert facts["lethal"]["most"] == killed.idxmax() and facts["lethal"]["least"] == killed.idxmin()
+assert ((leth["p_killed"].dropna() >= -1e-12) & (leth["p_killed"].dropna() <= 1 + 1e-12)).all()
+assert facts["hits"]["medians"] == findings.median_to_out(tables["hits_to_out"], "hits")
+hits = tables["hits_to_out"]
+for (system, measure), part in hits.groupby(["system", "measure"]):
+    assert part["p_out"].is_monotonic_increasing, (system, measure)

@@ -2,7 +2,8 @@
 
 Each system's kernels live in ``sims/<id>.py``, which exposes ``Options`` (a
 validated dataclass of boolean switches for the rules the exact chain leaves
-out, all on by default), ``check_call``, ``CHECK_EXTRAS`` and ``duel_call``.
+out, all on by default), ``check_call``, ``CHECK_EXTRAS`` and ``duel_call``, and optionally
+``duel_extra(rules, a, b, counts, n)``: system-specific fields of a simulated duel.
 
 >>> from analysis.system import get_system
 >>> s = get_system("tristat")
@@ -24,7 +25,7 @@ from analysis.combat import describe_fighter
 from analysis.params import Choice, Validated
 from analysis.system import get_system
 
-from .engine import Seed, run_chunks
+from .engine import Seed, Stopped, run_chunks
 from .results import SimCheckResult, SimDuelResult
 
 MODELS = ("exact", "full")
@@ -47,22 +48,36 @@ def options_for(system_id: str, model: str, options: Mapping[str, Any] | Validat
 
 
 def simulate_check(system_id: str, rules: Any, args: Any, n: int, seed: Seed = None,
-                   workers: int | None = None) -> SimCheckResult:
-    """``n`` simulated checks of one system; P(success) with SE and CI, the outcome histogram."""
+                   workers: int | None = None, progress: Any = None) -> SimCheckResult:
+    """``n`` simulated checks of one system; P(success) with SE and CI, the outcome histogram.
+
+    Ctrl-C returns the trials finished so far, marked ``interrupted`` (see :func:`sims.engine.run_chunks`).
+    """
     module, system = sim_module(system_id), get_system(system_id)
-    counts = run_chunks(module.check_call(rules, args), n, seed, workers)
-    return SimCheckResult(system_id, rules.to_dict(), args.to_dict(), system.check(rules, args).outcome, int(n),
-                          _seed_echo(seed), counts, module.CHECK_EXTRAS)
+    counts, done = _run(module.check_call(rules, args), n, seed, workers, progress)
+    return SimCheckResult(system_id, rules.to_dict(), args.to_dict(), system.check(rules, args).outcome, done,
+                          _seed_echo(seed), counts, module.CHECK_EXTRAS, n_requested=int(n))
 
 
 def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed = None, model: str = "full",
-                  options: Mapping[str, Any] | Validated | None = None, workers: int | None = None) -> SimDuelResult:
-    """``n`` simulated duels under the ``full`` rules (or the ``exact`` chain's model)."""
+                  options: Mapping[str, Any] | Validated | None = None, workers: int | None = None,
+                  progress: Any = None) -> SimDuelResult:
+    """``n`` simulated duels under the ``full`` rules (or the ``exact`` chain's model); Ctrl-C returns the trials
+    finished so far, marked ``interrupted``."""
     module = sim_module(system_id)
     opts = options_for(system_id, model, options)
-    counts = run_chunks(module.duel_call(rules, a, b, model, opts), n, seed, workers)
+    counts, done = _run(module.duel_call(rules, a, b, model, opts), n, seed, workers, progress)
+    extra = module.duel_extra(rules, a, b, counts, done) if hasattr(module, "duel_extra") else {}
     return SimDuelResult(system_id, model, rules.to_dict(), opts.to_dict(), describe_fighter(a, rules),
-                         describe_fighter(b, rules), int(n), _seed_echo(seed), counts)
+                         describe_fighter(b, rules), done, _seed_echo(seed), counts, extra, n_requested=int(n))
+
+
+def _run(call: Any, n: int, seed: Seed, workers: int | None, progress: Any) -> tuple[np.ndarray, int]:
+    """(counts, trials done): all ``n``, or the chunks finished before Ctrl-C."""
+    try:
+        return run_chunks(call, n, seed, workers, progress=progress), int(n)
+    except Stopped as stop:
+        return stop.counts, stop.n
 
 
 def _seed_echo(seed: Seed) -> Any:

@@ -1,10 +1,15 @@
-"""Running numba kernels in reproducible, parallel chunks.
+"""Running numba kernels in reproducible, parallel chunks, in flat memory, with progress and Ctrl-C.
 
 A simulation of ``n`` trials is cut into chunks of a fixed size
 (:data:`CHUNK`); chunk ``i`` draws from its own stream, the ``i``-th child of
 ``SeedSequence(seed)``.  Chunks run on a thread pool (the kernels release the
-GIL) and their count arrays are summed in chunk order, so the same seed gives
-the same numbers whatever the number of workers.
+GIL), a few per thread at a time, and their count arrays are added up in chunk
+order as they finish, so memory does not grow with ``n`` and the same seed
+gives the same numbers whatever the number of workers.
+
+Ctrl-C stops at a chunk boundary: :class:`Stopped` carries the counts of the
+first ``k`` chunks, exactly what a run of ``n = k * CHUNK`` trials with the same
+seed gives.
 
 Kernel convention (QuantEcon's pattern): ``_kernel(*arrays_and_scalars, n,
 rng) -> int64[:]`` counts, compiled with ``@njit(cache=True, nogil=True)``;
@@ -26,17 +31,34 @@ no validation or printing inside.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
+import signal
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from analysis.params import DicelabError
+from analysis.pool import check_workers, cores
 
 CHUNK = 1 << 16
 MAX_N = 10**10
+IN_FLIGHT = 4
+"""Chunks submitted and not yet added up, per thread: enough to keep every thread busy, few enough that memory
+stays flat (a slow chunk holds back at most this many finished ones)."""
+SPAWN_BATCH = 1024
+"""Child streams made at a time (a billion trials need 15,000 of them; they are made as the run reaches them)."""
 Seed = int | np.random.SeedSequence | np.random.Generator | None
+Call = Callable[[int, np.random.Generator], np.ndarray]
+
+
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_chunks`: ``counts`` of the first chunks, ``n`` trials in them."""
+
+    def __init__(self, counts: np.ndarray, n: int):
+        super().__init__(f"interrupted after {n:,} trials")
+        self.counts, self.n = counts, n
 
 
 def seed_sequence(seed: Seed) -> np.random.SeedSequence:
@@ -64,10 +86,7 @@ def seed_sequence(seed: Seed) -> np.random.SeedSequence:
 
 def default_workers() -> int:
     """All cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return max(1, os.cpu_count() or 1)
+    return cores()
 
 
 def check_n(n: int) -> int:
@@ -77,19 +96,109 @@ def check_n(n: int) -> int:
     return int(n)
 
 
-def run_chunks(call: Callable[[int, np.random.Generator], np.ndarray], n: int, seed: Seed = None,
-               workers: int | None = None, chunk: int = CHUNK) -> np.ndarray:
-    """Sum of ``call(size, rng)`` over the chunks of ``n`` trials, each with its own stream."""
+def _streams(root: np.random.SeedSequence, n: int, chunk: int) -> Iterator[tuple[int, np.random.Generator]]:
+    """``(size, generator)`` of each chunk: the root's children in order, spawned :data:`SPAWN_BATCH` at a time as
+    the run reaches them (the same children as one ``spawn`` of them all)."""
+    count = -(-n // chunk)
+    for start in range(0, count, SPAWN_BATCH):
+        for i, child in enumerate(root.spawn(min(SPAWN_BATCH, count - start)), start):
+            yield min(chunk, n - i * chunk), np.random.Generator(np.random.PCG64(child))
+
+
+@contextmanager
+def _ctrl_c() -> Iterator[threading.Event]:
+    """An event set by Ctrl-C instead of a KeyboardInterrupt in the middle of the bookkeeping (main thread only,
+    and only where Ctrl-C still has Python's default handler)."""
+    stop = threading.Event()
+    usable = threading.current_thread() is threading.main_thread() \
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if not usable:
+        yield stop
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class _CompileNotice:
+    """Says :data:`COMPILING` the first time numba compiles a kernel in this process (a cold cache)."""
+
+    def __init__(self) -> None:
+        from numba.core import event
+
+        self.say: Callable[[str], None] | None = None
+        self.said = False
+        notice = self
+
+        class Listener(event.Listener):
+            def on_start(self, ev: Any) -> None:
+                if notice.say is not None and not notice.said:
+                    notice.said = True
+                    notice.say(COMPILING)
+
+            def on_end(self, ev: Any) -> None:
+                pass
+
+        event.register("numba:compile", Listener())
+
+
+COMPILING = "compiling kernels (first run only)…"
+_notice: _CompileNotice | None = None
+
+
+def announce_compiling(say: Callable[[str], None]) -> None:
+    """Have ``say(COMPILING)`` called once, when numba first compiles a kernel in this process: with a warm cache
+    (``sims/__pycache__``) it never is."""
+    global _notice
+    if _notice is None:
+        _notice = _CompileNotice()
+    _notice.say = say
+
+
+def run_chunks(call: Call, n: int, seed: Seed = None, workers: int | None = None, chunk: int = CHUNK,
+               progress: Any = None) -> np.ndarray:
+    """Sum of ``call(size, rng)`` over the chunks of ``n`` trials, each with its own stream.
+
+    ``workers`` threads (default: the cores; at most :func:`analysis.pool.max_workers`);
+    ``progress`` (a :class:`analysis.progress.Progress`) hears of every finished chunk.
+    Raises :class:`Stopped` on Ctrl-C once at least one chunk is done.
+    """
     n = check_n(n)
-    workers = default_workers() if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise DicelabError(f"workers = {workers!r} is not allowed; allowed: an integer >= 1")
-    sizes = [chunk] * (n // chunk) + ([n % chunk] if n % chunk else [])
-    children = seed_sequence(seed).spawn(len(sizes))
-    gens = [np.random.Generator(np.random.PCG64(c)) for c in children]
-    if workers == 1 or len(sizes) == 1:
-        parts = [call(size, g) for size, g in zip(sizes, gens)]
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(call, sizes, gens))
-    return np.sum(parts, axis=0)
+    workers = check_workers(default_workers() if workers is None else workers, "threads")
+    count = -(-n // chunk)
+    streams = _streams(seed_sequence(seed), n, chunk)
+    total: np.ndarray | None = None
+    done_n = next_index = submitted = 0
+    running: dict[Future, tuple[int, int]] = {}
+    finished: dict[int, tuple[int, np.ndarray]] = {}
+    with _ctrl_c() as stop, ThreadPoolExecutor(max_workers=min(workers, count)) as pool:
+        try:
+            while True:
+                while not stop.is_set() and submitted - next_index < IN_FLIGHT * workers \
+                        and (item := next(streams, None)):
+                    running[pool.submit(call, *item)] = (submitted, item[0])
+                    submitted += 1
+                if not running:
+                    break
+                done, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in done:
+                    index, size = running.pop(future)
+                    finished[index] = (size, future.result())
+                while next_index in finished:
+                    size, part = finished.pop(next_index)
+                    total = part.copy() if total is None else total + part
+                    done_n += size
+                    next_index += 1
+                    if progress is not None:
+                        progress.update(size)
+        finally:
+            for future in running:
+                future.cancel()
+    if stop.is_set() and done_n < n:
+        if total is None:
+            raise KeyboardInterrupt
+        raise Stopped(total, done_n)
+    assert total is not None
+    return total

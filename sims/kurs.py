@@ -1,15 +1,17 @@
 """К.У.Р.С.: numba kernels for checks, single attacks and duels.
 
 The exact chain of :mod:`analysis.systems.kurs` already plays the written
-duel in full: the first attacker by a 3dK + agility roll-off (ties re-rolled),
-alternating attacks, the defense clamp, grazes, the type bonus, the box track
-with overflow and the fatigue-soak policy, wound penalties on attack and
-defense, and luck tokens held per fighter and spent exactly when a check fails
-by 1..3 (one per side per attack); the cumulative -1 on extra defenses never
-arises one-on-one.  So ``Options`` has no switch and the ``full`` and
-``exact`` models run the same rules here; a round is one attack each, as in
-the chain.  Every 3dK is one uniform drawn from the table of its equally
-likely sums (any ``dk_faces``).
+duel in full: the first attacker by a roll-off (ties re-rolled) or a surprise,
+alternating attacks, one-sided attacks (a surprise, on a fighter who never
+defends, on a helpless one), the defense clamp, grazes, the type bonus, the box
+track with overflow and the fatigue soak, stances and their price, the
+fatigue-box dodge, wound penalties on attack and defense, luck tokens held per
+fighter and spent exactly when a check fails by 1..luck_bonus, and the
+finishing phase of ``after_out=finish``.  So ``Options`` has no switch and the
+``full`` and ``exact`` models run the same rules here; a round is one attack
+each, as in the chain.  Every roll is one uniform drawn from the table of its
+equally likely sums (any ``dk_faces`` and ``dice_count``).  Every number of
+the ruleset reaches the kernels packed (:func:`pack_rules`, :func:`pack_track`).
 """
 
 from __future__ import annotations
@@ -24,186 +26,281 @@ from analysis.params import ParamError, Validated
 from analysis.systems import kurs as rules_mod
 
 from .dice import _sample, outcome_table
-from .results import (CHECK_SIZE, DUEL_SIZE, EXTRA, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally)
+from .results import CHECK_SIZE, DUEL_SIZE, EXTRA, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally
 
 # Packed fighter: attack skill, defense skill + shield, offensive and defensive damage factors, scale,
-# weapon type bonus, agility.
-F_ATTACK, F_DEFENSE_TOTAL, F_OFFENSE, F_DEFENSE, F_SCALE, F_TYPE_BONUS, F_AGILITY = range(7)
-# Packed rules: defense clamp, luck tokens, wound penalty (0 sum, 1 worst, 2 local), fatigue soak,
-# type bonus always, fixed graze.
-R_CLAMP, R_LUCK, R_PENALTY, R_SOAK, R_TYPE_ALWAYS, R_GRAZE_FIXED = range(6)
-PENALTY_MODES = ("sum", "worst", "local")
-# Per-fighter state: marked fatigue, light, medium, heavy boxes, luck tokens left, wound penalty, status.
-S_FATIGUE, S_LIGHT, S_MEDIUM, S_HEAVY, S_TOKENS, S_PENALTY, S_STATUS = range(7)
-STATE_SIZE = 7
-UP, OUT, DYING = 0, 1, 2
-MISS, GRAZE, HIT = 0, 1, 2  # kinds of attack, in the order of X_MISS, X_GRAZE, X_HIT
-FATIGUE_BOXES, LIGHT_BOXES = 4, 2
-# Single-attack count layout: misses, grazes, hits, luck spent by the attacker and the defender, sum and sum of
-# squares of damage, then the defender's condition after: fatigue*12 + light*4 + medium*2 + heavy while up,
-# then incapacitated and dying.
-X_MISS, X_GRAZE, X_HIT, X_LUCK_A, X_LUCK_D, X_SUM, X_SQUARES, X_CONDITION = range(8)
-CONDITIONS = (FATIGUE_BOXES + 1) * (LIGHT_BOXES + 1) * 2 * 2
-X_INCAPACITATED, X_DYING = X_CONDITION + CONDITIONS, X_CONDITION + CONDITIONS + 1
-EXCHANGE_SIZE = X_DYING + 1
+# weapon type bonus, agility, stance (index into STANCES), the lightest level it dodges (-1: never).
+F_ATTACK, F_DEFENSE_TOTAL, F_OFFENSE, F_DEFENSE, F_SCALE, F_TYPE_BONUS, F_AGILITY, F_STANCE, F_DODGE = range(9)
+NORMAL, OFFENSIVE, DEFENSIVE, NO_DEFENSE = range(4)  # the order of rules_mod.STANCES
+# Packed rules: defense clamp (on, zero-from, low value), luck tokens and bonus, worst-penalty mode, fatigue soak
+# (0 never, 1 when_lower, 2 when_lower_any) and its points, type bonus always, graze (0 text, 1 capped, 2 fixed) and
+# its damage, trade price in fatigue (0: complication), trade bonus, fatigue boxes per trade and per dodge,
+# no-defense bonus, surprise (0 none, 1 A, 2 B) and whether it goes first, finishing and its attack limit.
+(R_CLAMP, R_CLAMP_ZERO, R_CLAMP_LOW, R_LUCK, R_LUCK_BONUS, R_WORST, R_SOAK, R_SOAK_POINTS, R_TYPE_ALWAYS, R_GRAZE,
+ R_GRAZE_DAMAGE, R_TRADE_FATIGUE_COST, R_TRADE_BONUS, R_TRADE_FATIGUE, R_DODGE_FATIGUE, R_NO_DEFENSE_BONUS,
+ R_SURPRISE, R_SURPRISE_FIRST, R_FINISH, R_FINISH_ATTACKS) = range(20)
+RULES_SIZE = 20
+GRAZE_MODES = ("text", "capped", "fixed")
+SOAK_MODES = ("never", "when_lower", "when_lower_any")
+FATIGUE, LIGHT, MEDIUM, HEAVY, INCAPACITATED, DYING = range(6)
+# Per-fighter state: marked boxes per level, luck tokens left, stance trade holding, surprise to come, wound
+# penalty, status.
+S_TOKENS, S_ACTIVE, S_FIRST, S_PENALTY, S_STATUS = range(6, 11)
+STATE_SIZE = 11
+UP, OUT, DYING_STATUS = 0, 1, 2
+MISS, GRAZE, HIT, DODGED = range(4)  # kinds of attack, in the order of X_MISS..X_DEFENDED
+# Single-attack count layout: misses, grazes, hits, dodged hits, luck spent by the attacker and the defender, sum and
+# sum of squares of damage, then the defender's condition after (conditions_code while up, then incapacitated and
+# dying).
+X_MISS, X_GRAZE, X_HIT, X_DEFENDED, X_LUCK_A, X_LUCK_D, X_SUM, X_SQUARES, X_CONDITION = range(9)
 
 CHECK_EXTRAS = ("", "", "p_complication")
 
 
 @dataclass(frozen=True)
 class Options(Validated):
-    """К.У.Р.С. has no rule the exact chain leaves out (soak and luck tokens are in it): nothing to switch."""
+    """К.У.Р.С. has no rule the exact chain leaves out (soak, luck, stances, dodge are in it): nothing to switch."""
 
     where = "kurs simulation options"
 
 
-SOAK_MODES = ("never", "when_lower", "when_lower_any")
-
-
 def pack_rules(rules: rules_mod.Rules) -> np.ndarray:
-    return np.array([rules.defense_clamp, rules.luck_tokens, PENALTY_MODES.index(rules.wound_penalty),
-                     SOAK_MODES.index(rules.fatigue_soak), rules.type_bonus == "always", rules.graze == "fixed"],
-                    dtype=np.int64)
+    return np.array([rules.defense_clamp, rules.defense_clamp_zero, rules.defense_clamp_low, rules.luck_tokens,
+                     rules.luck_bonus, rules.wound_penalty == "worst", SOAK_MODES.index(rules.fatigue_soak),
+                     rules.soak_points, rules.type_bonus == "always", GRAZE_MODES.index(rules.graze),
+                     rules.graze_damage, rules.trade_cost == "fatigue", rules.trade_bonus, rules.trade_fatigue,
+                     rules.dodge_fatigue, rules.no_defense_bonus, ("none", "a", "b").index(rules.surprise),
+                     rules.surprise_first, rules.after_out == "finish", rules.finish_attacks], dtype=np.int64)
+
+
+def pack_track(rules: rules_mod.Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(boxes per level, penalty per marked box of the pained levels under ``wound_penalty``, the level marked by
+    each damage 0..the least that marks dying, -1 for none)."""
+    pain = rules.local_penalty if rules.wound_penalty == "local" else rules.general_penalty
+    top = rules.damage_table[DYING]
+    levels = [rules_mod.level_of(rules, d) for d in range(top + 1)]
+    return (np.array(rules.track, dtype=np.int64), np.array(pain, dtype=np.int64),
+            np.array([-1 if v is None else v for v in levels], dtype=np.int64))
 
 
 def pack_fighters(a: rules_mod.Fighter, b: rules_mod.Fighter) -> np.ndarray:
     """Both fighters, one row each."""
     return np.array([[f.attack_skill, f.defense_skill + f.shield, f.offense, f.defense, f.scale, f.weapon_type_bonus,
-                      f.agility] for f in (a, b)], dtype=np.int64)
+                      f.agility, rules_mod.STANCES.index(f.stance), rules_mod.DODGE_FROM.get(f.effort_dodge, -1)]
+                     for f in (a, b)], dtype=np.int64)
 
 
-def condition_label(code: int) -> str:
+def conditions(rules: rules_mod.Rules) -> int:
+    """How many box patterns a fighter still up can have (codes of ``X_CONDITION``)."""
+    return int(np.prod([n + 1 for n in rules.track[:INCAPACITATED]]))
+
+
+def exchange_size(rules: rules_mod.Rules) -> int:
+    return X_CONDITION + conditions(rules) + 2
+
+
+def condition_label(rules: rules_mod.Rules, code: int) -> str:
     """The defender's condition of an ``X_CONDITION`` code, as :func:`analysis.systems.kurs.condition_label` says it."""
-    if code >= CONDITIONS:
-        return ("incapacitated", "dying")[code - CONDITIONS]
-    f, rest = divmod(code, 12)
-    return rules_mod.condition_label((f, rest // 4, rest // 2 % 2, rest % 2, 0))
+    n = conditions(rules)
+    if code >= n:
+        return ("incapacitated", "dying")[code - n]
+    boxes = np.unravel_index(code, [k + 1 for k in rules.track[:INCAPACITATED]])
+    return rules_mod.condition_label(rules_mod.Condition((*(int(b) for b in boxes), 0, 0)))
+
+
+def conditions_after(rules: rules_mod.Rules, counts: np.ndarray) -> dict[str, int]:
+    """The defender's conditions after an attack, counted by :func:`exchange_call`'s kernel, by label."""
+    codes = counts[X_CONDITION:X_CONDITION + conditions(rules) + 2]
+    return {condition_label(rules, code): int(codes[code]) for code in np.flatnonzero(codes)}
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _level(damage: int) -> int:
-    """The level a hit marks by the table (fatigue 0 ... dying 5); -1 below 1."""
-    if damage <= 0:
+def _level(levels: np.ndarray, damage: int) -> int:
+    """The level a hit marks by the damage table; -1 for none."""
+    if damage < 0:
         return -1
-    if damage <= 2:
-        return 0
-    if damage <= 4:
-        return 1
-    if damage <= 6:
-        return 2
-    return min(damage - 4, 5)
+    if damage >= levels.size:
+        return DYING
+    return levels[damage]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _free(f: int, light: int, medium: int, heavy: int, level: int) -> int:
-    """The first level from ``level`` up with a free box (incapacitated and dying always are)."""
-    if level == 0 and f < FATIGUE_BOXES:
-        return 0
-    if level <= 1 and light < LIGHT_BOXES:
-        return 1
-    if level <= 2 and medium < 1:
-        return 2
-    if level <= 3 and heavy < 1:
-        return 3
-    return max(level, 4)
+def _free(s: np.ndarray, j: int, track: np.ndarray, level: int, fatigue: int) -> int:
+    """The first level from ``level`` up with a free box (``fatigue`` boxes of fatigue marked); dying when none is."""
+    while level < DYING:
+        marked = fatigue if level == FATIGUE else s[j, level]
+        if marked < track[level]:
+            break
+        level += 1
+    return level
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _penalty(light: int, medium: int, heavy: int, mode: int) -> int:
-    """General penalties (light 0, medium 1, heavy 2) summed or the worst; local ones (1, 2, 3) summed."""
-    if mode == 0:
-        return medium + 2 * heavy
-    if mode == 1:
-        return 2 if heavy else (1 if medium else 0)
-    return light + 2 * medium + 3 * heavy
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _mark(s: np.ndarray, j: int, damage: int, r: np.ndarray) -> None:
-    """Fighter ``j`` takes a hit: one box, the next heavier if full, a fatigue box soaking 1 when that is lighter
-    (and, unless ``when_lower_any``, still a wound box)."""
-    level = _level(damage)
+def _plan(s: np.ndarray, j: int, damage: int, r: np.ndarray, track: np.ndarray, levels: np.ndarray) -> tuple[int, int]:
+    """Where a hit on fighter ``j`` goes: (the level whose box it marks, -1 for none; fatigue boxes soaking it)."""
+    level = _level(levels, damage)
     if level < 0:
-        return
-    f, light, medium, heavy = s[j, S_FATIGUE], s[j, S_LIGHT], s[j, S_MEDIUM], s[j, S_HEAVY]
-    box = _free(f, light, medium, heavy, level)
-    if r[R_SOAK] and damage >= 3 and f < FATIGUE_BOXES:
-        soaked = _free(f + 1, light, medium, heavy, _level(damage - 1))
-        if soaked < box and (soaked > 0 or r[R_SOAK] == 2):
-            f += 1
-            box = soaked
-    if box == 0:
-        f += 1
-    elif box == 1:
-        light += 1
-    elif box == 2:
-        medium += 1
-    elif box == 3:
-        heavy += 1
-    else:
-        s[j, S_STATUS] = OUT if box == 4 else DYING
-    s[j, S_FATIGUE], s[j, S_LIGHT], s[j, S_MEDIUM], s[j, S_HEAVY] = f, light, medium, heavy
-    s[j, S_PENALTY] = _penalty(light, medium, heavy, r[R_PENALTY])
+        return -1, 0
+    f = s[j, FATIGUE]
+    plain = _free(s, j, track, level, f)
+    if r[R_SOAK] > 0 and level >= LIGHT and f < track[FATIGUE]:
+        rest = _level(levels, damage - r[R_SOAK_POINTS])
+        soaked = FATIGUE if rest < 0 else _free(s, j, track, rest, f + 1)
+        if soaked < plain and (soaked > FATIGUE or r[R_SOAK] == 2):
+            return (-1 if rest < 0 else soaked), 1
+    return plain, 0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _attack(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, table: np.ndarray,
-            rng: np.random.Generator) -> tuple[int, int]:
-    """Fighter ``i`` attacks the other: (kind, damage marked); luck tokens and the defender's boxes updated in ``s``.
+def _penalty(s: np.ndarray, j: int, pain: np.ndarray, worst: int) -> int:
+    """The wound penalty of fighter ``j``'s marked boxes: summed, or the worst one."""
+    total = 0
+    for k in range(pain.size):
+        if worst:
+            if s[j, k] > 0:
+                total = max(total, pain[k])
+        else:
+            total += s[j, k] * pain[k]
+    return total
 
-    A luck token (+3) goes to a check failing by 1..3, at most one per side: the attack's on a miss,
+
+@njit(cache=True, nogil=True, inline="always")
+def _mark(s: np.ndarray, j: int, level: int, soak: int, pain: np.ndarray, worst: int) -> None:
+    """Mark a planned hit on fighter ``j``: the soaking fatigue boxes, then the level's box (out, dying)."""
+    s[j, FATIGUE] += soak
+    if level == DYING:
+        s[j, DYING] = 1
+        s[j, S_STATUS] = DYING_STATUS
+    elif level >= 0:
+        s[j, level] += 1
+        if level == INCAPACITATED:
+            s[j, S_STATUS] = OUT
+    s[j, S_PENALTY] = _penalty(s, j, pain, worst)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _turn(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray) -> int:
+    """Fighter ``i``'s turn before its attack: the stance taken (its price marked) or dropped; the attack modifier."""
+    stance = fs[i, F_STANCE]
+    s[i, S_ACTIVE] = 0
+    if stance == NO_DEFENSE:
+        return r[R_NO_DEFENSE_BONUS]
+    if stance == NORMAL:
+        return 0
+    price = r[R_TRADE_FATIGUE] if r[R_TRADE_FATIGUE_COST] else 0
+    if track[FATIGUE] - s[i, FATIGUE] < price:
+        return 0
+    s[i, FATIGUE] += price
+    s[i, S_PENALTY] = _penalty(s, i, pain, r[R_WORST])
+    s[i, S_ACTIVE] = 1
+    return r[R_TRADE_BONUS] if stance == OFFENSIVE else -r[R_TRADE_BONUS]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _resolve(fs: np.ndarray, s: np.ndarray, i: int, margin: int, r: np.ndarray) -> tuple[int, int]:
+    """(kind, damage) of an attack of ``i`` with its margin settled."""
+    j = 1 - i
+    if margin < 0:
+        return MISS, 0
+    base = fs[i, F_OFFENSE] - fs[j, F_DEFENSE]
+    if margin == 0:
+        excess = max(0, fs[i, F_SCALE] - fs[j, F_SCALE])
+        cap = r[R_GRAZE_DAMAGE] + excess
+        raw = cap if r[R_GRAZE] == 2 or (r[R_GRAZE] == 0 and excess > 0) else min(cap, base)
+        return GRAZE, max(raw, 0)
+    raw = margin + base
+    bonus = fs[i, F_TYPE_BONUS]
+    if bonus > 0 and (r[R_TYPE_ALWAYS] or raw > 0):
+        raw += bonus
+    return HIT, max(raw, 0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _attack(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray,
+            levels: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> tuple[int, int]:
+    """Fighter ``i``'s turn and attack on the other: (kind, damage marked); both states updated in ``s``.
+
+    A luck token (+bonus) goes to a check failing by 1..bonus, at most one per side: the attack's on a miss,
     the defense's on a hit; a graze (margin 0) is a success with a complication for both.
     """
     j = 1 - i
-    rd = _sample(table, rng)
-    if r[R_CLAMP]:
-        rd = rd if rd > 0 else (0 if rd >= -4 else -1)
-    margin = (fs[i, F_ATTACK] + _sample(table, rng) - s[i, S_PENALTY]) - (fs[j, F_DEFENSE_TOTAL] + rd - s[j, S_PENALTY])
-    tok_a, tok_d = s[i, S_TOKENS] > 0, s[j, S_TOKENS] > 0
+    mod = _turn(fs, s, i, r, track, pain)
+    one_sided = s[i, S_FIRST] == 1 or fs[j, F_STANCE] == NO_DEFENSE
+    s[i, S_FIRST] = 0
+    margin = fs[i, F_ATTACK] + _sample(table, rng) + mod - s[i, S_PENALTY]
+    if not one_sided:
+        rd = _sample(table, rng)
+        if r[R_CLAMP]:
+            rd = rd if rd > 0 else (0 if rd >= r[R_CLAMP_ZERO] else r[R_CLAMP_LOW])
+        dmod = 0
+        if s[j, S_ACTIVE]:
+            dmod = r[R_TRADE_BONUS] if fs[j, F_STANCE] == DEFENSIVE else -r[R_TRADE_BONUS]
+        margin -= fs[j, F_DEFENSE_TOTAL] + rd + dmod - s[j, S_PENALTY]
+    bonus = r[R_LUCK_BONUS]
+    tok_a, tok_d = s[i, S_TOKENS] > 0, s[j, S_TOKENS] > 0 and not one_sided
     luck_a = luck_d = False
     while True:
-        if tok_a and not luck_a and -3 <= margin < 0:
-            margin += 3
+        if tok_a and not luck_a and -bonus <= margin < 0:
+            margin += bonus
             luck_a = True
-        elif tok_d and not luck_d and 0 < margin <= 3:
-            margin -= 3
+        elif tok_d and not luck_d and 0 < margin <= bonus:
+            margin -= bonus
             luck_d = True
         else:
             break
     s[i, S_TOKENS] -= luck_a
     s[j, S_TOKENS] -= luck_d
-    if margin < 0:
-        return MISS, 0
-    base = fs[i, F_OFFENSE] - fs[j, F_DEFENSE]
-    if margin == 0:
-        cap = 1 + max(0, fs[i, F_SCALE] - fs[j, F_SCALE])
-        kind, raw = GRAZE, (cap if r[R_GRAZE_FIXED] else min(cap, base))
-    else:
-        kind, raw = HIT, margin + base
-        bonus = fs[i, F_TYPE_BONUS]
-        if bonus > 0 and (r[R_TYPE_ALWAYS] or raw > 0):
-            raw += bonus
-    damage = max(raw, 0)
-    _mark(s, j, damage, r)
+    kind, damage = _resolve(fs, s, i, margin, r)
+    level, soak = _plan(s, j, damage, r, track, levels)
+    dodge = fs[j, F_DODGE]
+    if (not one_sided and dodge >= 0 and level >= dodge
+            and track[FATIGUE] - s[j, FATIGUE] >= r[R_DODGE_FATIGUE]):
+        _mark(s, j, -1, r[R_DODGE_FATIGUE], pain, r[R_WORST])
+        return DODGED, 0
+    _mark(s, j, level, soak, pain, r[R_WORST])
     return kind, damage
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _fresh(s: np.ndarray, tokens: int) -> None:
+def _finish(fs: np.ndarray, s: np.ndarray, w: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray,
+            levels: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> int:
+    """``after_out=finish``: fighter ``w`` makes one-sided attacks on the helpless other, with its stance modifier
+    and penalty of this moment (it pays nothing more, spends no luck), until dying or the limit; the attacks made."""
+    v = 1 - w
+    preview = s.copy()
+    mod = _turn(fs, preview, w, r, track, pain)
+    shift = fs[w, F_ATTACK] + mod - preview[w, S_PENALTY]
+    count = 0
+    while count < r[R_FINISH_ATTACKS] and s[v, S_STATUS] < DYING_STATUS:
+        count += 1
+        _, damage = _resolve(fs, s, w, _sample(table, rng) + shift, r)
+        level, soak = _plan(s, v, damage, r, track, levels)
+        _mark(s, v, level, soak, pain, r[R_WORST])
+    return count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fresh(s: np.ndarray, r: np.ndarray) -> None:
     s[:, :] = 0
-    s[:, S_TOKENS] = tokens
+    s[:, S_TOKENS] = r[R_LUCK]
+    if r[R_SURPRISE]:
+        s[r[R_SURPRISE] - 1, S_FIRST] = 1
 
 
 @njit(cache=True, nogil=True)
-def _duel(fs: np.ndarray, r: np.ndarray, table: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+def _duel(fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray, levels: np.ndarray, table: np.ndarray,
+          n: int, rng: np.random.Generator) -> np.ndarray:
     """n duels; counts laid out as in :mod:`sims.results`."""
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
     s = np.zeros((2, STATE_SIZE), dtype=np.int64)
     ag_a, ag_b = fs[0, F_AGILITY], fs[1, F_AGILITY]
     coin = ag_a == ag_b and table.min() == table.max()  # the roll-off would tie for ever
+    surprise_first = r[R_SURPRISE] > 0 and r[R_SURPRISE_FIRST] == 1
     for _ in range(n):
-        _fresh(s, r[R_LUCK])
-        if coin:
+        _fresh(s, r)
+        if surprise_first:
+            a_first = r[R_SURPRISE] == 1
+        elif coin:
             a_first = rng.random() < 0.5
         else:
             while True:
@@ -217,44 +314,52 @@ def _duel(fs: np.ndarray, r: np.ndarray, table: np.ndarray, n: int, rng: np.rand
             rounds += 1
             if rounds > MAX_ROUNDS:
                 break
-            _attack(fs, s, i, r, table, rng)
+            _attack(fs, s, i, r, track, pain, levels, table, rng)
             if s[1 - i, S_STATUS] == UP:
-                _attack(fs, s, 1 - i, r, table, rng)
+                _attack(fs, s, 1 - i, r, track, pain, levels, table, rng)
             if s[0, S_STATUS] != UP or s[1, S_STATUS] != UP:
                 break
-        _tally(out, rounds, s[0, S_STATUS], s[1, S_STATUS], -1)
+        finish = -1
+        if r[R_FINISH] and rounds <= MAX_ROUNDS and (s[0, S_STATUS] == UP) != (s[1, S_STATUS] == UP):
+            finish = _finish(fs, s, 0 if s[0, S_STATUS] == UP else 1, r, track, pain, levels, table, rng)
+        _tally(out, rounds, s[0, S_STATUS], s[1, S_STATUS], finish)
     return out
 
 
 @njit(cache=True, nogil=True)
-def _exchange(fs: np.ndarray, r: np.ndarray, table: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n attacks of unhurt fighter 0 on unhurt fighter 1 (every luck token); counts laid out as ``X_*``."""
-    out = np.zeros(EXCHANGE_SIZE, dtype=np.int64)
+def _exchange(fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray, levels: np.ndarray,
+              table: np.ndarray, size: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n first attacks of fighter 0 on fighter 1 at the start of a fight; counts laid out as ``X_*``."""
+    out = np.zeros(size, dtype=np.int64)
     s = np.zeros((2, STATE_SIZE), dtype=np.int64)
     tokens = r[R_LUCK]
+    dying = size - 1
     for _ in range(n):
-        _fresh(s, tokens)
-        kind, damage = _attack(fs, s, 0, r, table, rng)
+        _fresh(s, r)
+        kind, damage = _attack(fs, s, 0, r, track, pain, levels, table, rng)
         out[X_MISS + kind] += 1
         out[X_LUCK_A] += s[0, S_TOKENS] < tokens
         out[X_LUCK_D] += s[1, S_TOKENS] < tokens
         out[X_SUM] += damage
         out[X_SQUARES] += damage * damage
         if s[1, S_STATUS] != UP:
-            out[X_INCAPACITATED if s[1, S_STATUS] == OUT else X_DYING] += 1
+            out[dying - 1 + (s[1, S_STATUS] == DYING_STATUS)] += 1
         else:
-            out[X_CONDITION + s[1, S_FATIGUE] * 12 + s[1, S_LIGHT] * 4 + s[1, S_MEDIUM] * 2 + s[1, S_HEAVY]] += 1
+            code = 0
+            for k in range(INCAPACITATED):
+                code = code * (track[k] + 1) + s[1, k]
+            out[X_CONDITION + code] += 1
     return out
 
 
 @njit(cache=True, nogil=True)
-def _check(shift: int, luck: int, table: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+def _check(shift: int, luck: int, bonus: int, table: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """n one-sided actions: successes (complications included), complications, margin histogram."""
     out = np.zeros(CHECK_SIZE, dtype=np.int64)
     for _ in range(n):
         m = _sample(table, rng) + shift
-        if luck and -3 <= m < 0:
-            m += 3
+        if luck and -bonus <= m < 0:
+            m += bonus
         out[SUCCESS] += m >= 0
         out[EXTRA] += m == 0
         out[HIST + HIST_OFFSET + m] += 1
@@ -262,29 +367,34 @@ def _check(shift: int, luck: int, table: np.ndarray, n: int, rng: np.random.Gene
 
 
 def dk_table(rules: rules_mod.Rules) -> np.ndarray:
-    """The equally likely sums of 3dK."""
-    return outcome_table(rules.dk_faces, 3)
+    """The equally likely sums of ``dice_count`` dK."""
+    return outcome_table(rules.dk_faces, rules.dice_count)
 
 
 def check_call(rules: rules_mod.Rules, args: rules_mod.CheckArgs) -> Callable[[int, np.random.Generator], np.ndarray]:
-    """The check kernel bound to a ruleset and a one-sided action (luck: the first token, +3 on a failure by 1..3)."""
+    """The check kernel bound to a ruleset and a one-sided action (luck: the first token, +bonus on a near failure)."""
     table = dk_table(rules)
     shift, luck = args.skill + args.mod - args.difficulty, int(rules.luck_tokens > 0)
     if shift + table.min() < -HIST_OFFSET or shift + table.max() >= HIST_OFFSET:
         raise ParamError("skill + mod - difficulty", shift,
                          f"a sum whose margins stay within +-{HIST_OFFSET} (simulated histogram)", "kurs simulation")
-    return lambda n, rng: _check(shift, luck, table, n, rng)
+    bonus = rules.luck_bonus
+    return lambda n, rng: _check(shift, luck, bonus, table, n, rng)
 
 
 def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, model: str,
               options: Options) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The duel kernel bound to a ruleset and two fighters (both models play the same rules)."""
     fs, pr, table = pack_fighters(a, b), pack_rules(rules), dk_table(rules)
-    return lambda n, rng: _duel(fs, pr, table, n, rng)
+    track, pain, levels = pack_track(rules)
+    return lambda n, rng: _duel(fs, pr, track, pain, levels, table, n, rng)
 
 
 def exchange_call(rules: rules_mod.Rules, att: rules_mod.Fighter,
                   dfn: rules_mod.Fighter) -> Callable[[int, np.random.Generator], np.ndarray]:
-    """One attack of unhurt ``att`` on unhurt ``dfn``, for :func:`sims.engine.run_chunks` (counts as ``X_*``)."""
+    """A's first attack on B (as :func:`analysis.systems.kurs.exchange`), for :func:`sims.engine.run_chunks`
+    (counts as ``X_*``, :func:`exchange_size` of them)."""
     fs, pr, table = pack_fighters(att, dfn), pack_rules(rules), dk_table(rules)
-    return lambda n, rng: _exchange(fs, pr, table, n, rng)
+    track, pain, levels = pack_track(rules)
+    size = exchange_size(rules)
+    return lambda n, rng: _exchange(fs, pr, track, pain, levels, table, size, n, rng)

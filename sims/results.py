@@ -117,6 +117,12 @@ def _mean_estimate(mean: float, var: float, n: int) -> Estimate:
     return Estimate(mean, se, (mean - Z95 * se, mean + Z95 * se), n)
 
 
+def _run_fields(n: int, requested: int | None) -> dict[str, Any]:
+    """``interrupted`` and ``n_requested``: a run Ctrl-C stopped reports the trials it finished as ``n``."""
+    requested = n if requested is None else requested
+    return {"interrupted": n < requested, "n_requested": requested}
+
+
 def _fields(name: str, e: Estimate | None) -> dict[str, Any]:
     if e is None:
         return {name: None, f"se_{name}": None, f"ci_{name}": None}
@@ -136,6 +142,14 @@ class SimDuelResult:
     n: int
     seed: Any
     counts: np.ndarray = field(repr=False)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """System-specific fields (Tri-Stat: the stat-limit warnings, P(still up) against total defence...)."""
+    n_requested: int | None = None
+    """The trials asked for; more than ``n`` when Ctrl-C stopped the run (``interrupted``)."""
+
+    @property
+    def interrupted(self) -> bool:
+        return self.n_requested is not None and self.n < self.n_requested
 
     def estimate(self, index: int) -> Estimate:
         return proportion(int(self.counts[index]), self.n)
@@ -203,6 +217,19 @@ class SimDuelResult:
         cum = np.cumsum(hist)
         return int(np.searchsorted(cum, cum[-1] / 2)) if cum[-1] else None
 
+    @property
+    def rounds_note(self) -> str:
+        """Fights that did not end within :data:`MAX_ROUNDS` rounds, in words (empty when every fight ended).
+
+        >>> c = np.zeros(DUEL_SIZE, dtype=np.int64); c[UNFINISHED] = 1; c[ROUNDS + 3] = 49
+        >>> SimDuelResult("tristat", "full", {}, {}, {}, {}, 50, 1, c).rounds_note
+        '1 fight in 50 never ends; rounds are over the fights that end (simulated up to 2,000 rounds)'
+        """
+        from analysis.combat import never_ends_note
+
+        note = never_ends_note(int(self.counts[UNFINISHED]) / self.n)
+        return f"{note} (simulated up to {MAX_ROUNDS:,} rounds)" if note else ""
+
     def killed(self, lethal_at: str) -> tuple[Estimate, Estimate]:
         """(P(A ends at ``lethal_at``), P(B ends there))."""
         if lethal_at == "dead":
@@ -210,7 +237,7 @@ class SimDuelResult:
         return self.p_a_dying, self.p_b_dying
 
     def to_dict(self) -> dict[str, Any]:
-        from analysis.combat import LEVELS, level_fields, never_ends_note
+        from analysis.combat import LEVELS, level_fields
         from analysis.results import house_rules_echo, strict
 
         hist = self.rounds_histogram
@@ -218,7 +245,7 @@ class SimDuelResult:
                                "variants": dict(self.variants),
                                "house_rules": house_rules_echo(self.system, self.variants),
                                "options": dict(self.options), "a": dict(self.a), "b": dict(self.b), "n": self.n,
-                               "seed": self.seed}
+                               "seed": self.seed, **_run_fields(self.n, self.n_requested)}
         for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_unfinished"):
             out.update(_fields(name, getattr(self, name)))
         estimates = {f"p_{x}_{lv}": getattr(self, f"p_{x}_{lv}") for x in "ab" for lv in LEVELS}
@@ -237,8 +264,9 @@ class SimDuelResult:
         out["median_rounds"] = self.median_rounds
         out["never_ends"] = int(hist.sum()) == 0
         out["rounds_conditional"] = int(self.counts[UNFINISHED]) > 0
-        out["rounds_note"] = never_ends_note(int(self.counts[UNFINISHED]) / self.n)
+        out["rounds_note"] = self.rounds_note
         out["max_rounds"] = MAX_ROUNDS
+        out.update(self.extra)
         return strict(out)
 
     def to_frame(self) -> pd.DataFrame:
@@ -268,6 +296,12 @@ class SimCheckResult:
     seed: Any
     counts: np.ndarray = field(repr=False)
     extras: tuple[str, ...] = ()
+    n_requested: int | None = None
+    """The trials asked for; more than ``n`` when Ctrl-C stopped the run (``interrupted``)."""
+
+    @property
+    def interrupted(self) -> bool:
+        return self.n_requested is not None and self.n < self.n_requested
 
     @property
     def p_success(self) -> Estimate:
@@ -286,7 +320,8 @@ class SimCheckResult:
 
         out: dict[str, Any] = {"system": self.system, "method": "monte_carlo", "variants": dict(self.variants),
                                "house_rules": house_rules_echo(self.system, self.variants),
-                               "params": dict(self.params), "n": self.n, "seed": self.seed, "outcome": self.outcome}
+                               "params": dict(self.params), "n": self.n, "seed": self.seed,
+                               **_run_fields(self.n, self.n_requested), "outcome": self.outcome}
         out.update(_fields("p_success", self.p_success))
         for name, index in zip(self.extras, (CRITICAL, FUMBLE, EXTRA)):
             if name:

@@ -2,14 +2,17 @@
 
 The exact chain of :mod:`analysis.systems.tristat` already plays Tri-Stat's
 whole duel (initiative every round, simultaneous attacks on equal
-initiative, the shock stand-in), so the ``full`` and ``exact`` models run the
-same rules here; the simulator checks the chain and scales to sweeps.
+initiative, blocks and their objects, total defence, the shock stand-in,
+finishing), so the ``full`` and ``exact`` models run the same rules here; the
+simulator checks the chain and scales to sweeps.  Every number comes packed
+from the ruleset: damage tables from the exact engine's own rule, targets and
+thresholds from its constants.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from numba import njit
@@ -19,14 +22,19 @@ from analysis.systems import tristat as rules_mod
 
 from .dice import _sample, outcome_table
 from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, DYING, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
-                      _tally)
+                      UNFINISHED, _fields, _tally, proportion)
 
-# Packed duel: rules flags, then per fighter (A then B) its attack target (acv + skill), defense target
-# (dcv + skill + block), health, Body, shock value and its critical damage.
-P_DIE, P_ONCE, P_SHOCK = range(3)
-P_FIGHTER = 3
-F_HIT, F_DEF, F_HEALTH, F_BODY, F_SHOCK, F_CRIT = range(6)
-F_SIZE = 6
+# Packed duel: the ruleset's scalars, then per fighter (A then B) one row.
+P_LOW, P_HIGH, P_ONCE, P_SHOCK, P_FINISH, P_FINISH_ATTACKS, P_ROUNDS, P_TURTLE, P_A_FIRST, P_TIE, P_PAIRS = range(11)
+P_FIGHTER = 11
+# A fighter's row: attack target, defense target (plain and blocking), health, damage taken at dying, Body, shock
+# value, critical damage it deals (after the other's armour), whether it blocks the other's attacks, and whether
+# its object can break (absorbing blocks).
+F_HIT, F_DEF, F_BLOCK_DEF, F_HEALTH, F_DYING, F_BODY, F_SHOCK, F_CRIT, F_BLOCKS, F_OBJECT = range(10)
+F_SIZE = 10
+# Damage tables, [kind, attacker, roll total]: the plain hit (after armour), the blocked hit (after the object's
+# armour and armour) and whether the blocked hit destroys the object.
+T_PLAIN, T_BLOCKED, T_BREAKS = range(3)
 
 
 @dataclass(frozen=True)
@@ -36,108 +44,159 @@ class Options(Validated):
     where = "tristat simulation options"
 
 
-def _fighter_row(rules: rules_mod.Rules, att: rules_mod.Fighter, dfn: rules_mod.Fighter) -> list[int]:
-    acv, dcv, health = att.stats(rules)
-    return [acv + att.attack_bonus, dcv + att.defense_bonus + 2 * att.block, health, att.body, health // 5,
-            rules_mod.hit_damage(rules, att, dfn, None)]
+def _fighter_row(rules: rules_mod.Rules, f: rules_mod.Fighter, other: rules_mod.Fighter) -> list[int]:
+    health = f.stats(rules)[2]
+    return [rules_mod.attack_target(rules, f), rules_mod.defense_target(rules, f, False),
+            rules_mod.defense_target(rules, f, True), health, rules_mod.dying_at(rules, health), f.body,
+            health // rules.shock_divisor, rules_mod.hit_damage(rules, f, other, None),
+            rules_mod.blocks(other, f), rules_mod.keeps_object(rules, other, f)]
 
 
 def pack(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter) -> tuple[np.ndarray, np.ndarray]:
-    """(scalars, damage table) for the kernel; ``table[0, t]`` is A's damage to B on a damage roll of t, ``[1, t]`` B's.
+    """(scalars, damage tables) for the kernel; ``tables[T_PLAIN, 0, t]`` is A's damage to B on a damage roll of
+    t, ``[T_PLAIN, 1, t]`` B's to A (see ``T_*``).
 
     Damage comes from :func:`analysis.systems.tristat.hit_damage`, the exact engine's own rule.
     """
-    params = [rules.die, rules.initiative_once, rules.shock_rule] + _fighter_row(rules, a, b) + _fighter_row(rules, b, a)
-    table = np.zeros((2, 2 * rules.die + 1), dtype=np.int64)
-    for t in range(2, 2 * rules.die + 1):
-        table[0, t] = rules_mod.hit_damage(rules, a, b, t)
-        table[1, t] = rules_mod.hit_damage(rules, b, a, t)
-    return np.array(params, dtype=np.int64), table
+    turtle = {"a": 0, "b": 1, None: -1}[rules_mod.total_defence_side(a, b)]
+    params = [rules.natural_low, rules.natural_high, rules.initiative_once, rules.shock_rule,
+              rules.after_out == "finish", rules.finish_attacks, rules.total_defence_rounds, turtle,
+              *initiative_counts(rules, a, b)]
+    params += _fighter_row(rules, a, b) + _fighter_row(rules, b, a)
+    tables = np.zeros((3, 2, rules.natural_high + 1), dtype=np.int64)
+    for side, (att, dfn) in enumerate(((a, b), (b, a))):
+        for t in range(rules.natural_low, rules.natural_high + 1):
+            tables[T_PLAIN, side, t] = rules_mod.hit_damage(rules, att, dfn, t)
+            tables[T_BLOCKED, side, t] = rules_mod.hit_damage(rules, att, dfn, t, True)
+            tables[T_BREAKS, side, t] = rules_mod.object_breaks(rules, att, dfn, t)
+    return np.array(params, dtype=np.int64), tables
 
 
-def initiative_table(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter) -> np.ndarray:
-    """Both initiative rolls at once: the sign of (2dX + acv of A) - (2dX + acv of B) for every pair of 2dX
-    outcomes, so that one uniform rolls all four dice."""
-    two = outcome_table(range(1, rules.die + 1), 2)
-    return np.sign(np.subtract.outer(two + a.stats(rules)[0], two + b.stats(rules)[0])).ravel().astype(np.int64)
+def initiative_counts(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter) -> tuple[int, int, int]:
+    """(pairs of rolls where A's initiative is higher, pairs where they are equal, all pairs): one uniform over
+    the pairs rolls both initiatives (2dX + acv each) exactly."""
+    values, counts = np.unique(_rolls(rules), return_counts=True)
+    diff = np.subtract.outer(values + a.stats(rules)[0], values + b.stats(rules)[0])
+    weight = np.outer(counts, counts)
+    return int(weight[diff > 0].sum()), int(weight[diff == 0].sum()), int(weight.sum())
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _succeeds(total: int, target: int, die: int) -> bool:
-    return total == 2 or (total <= target and total != 2 * die)
+def _order(p: np.ndarray, u: float) -> int:
+    """1: A acts first, 0: simultaneous, -1: B first, from one uniform (see :func:`initiative_counts`)."""
+    k = int(u * p[P_PAIRS])
+    return 1 if k < p[P_A_FIRST] else 0 if k < p[P_A_FIRST] + p[P_TIE] else -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _succeeds(total: int, target: int, low: int, high: int) -> bool:
+    return total == low or (total <= target and total != high)
 
 
 @njit(cache=True, nogil=True)
-def _duel(p: np.ndarray, table: np.ndarray, two: np.ndarray, first: np.ndarray, n: int,
-          rng: np.random.Generator) -> np.ndarray:
-    """n duels; counts laid out as in :mod:`sims.results`; ``first`` is :func:`initiative_table`.
+def _duel(p: np.ndarray, tables: np.ndarray, rolls: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n duels; counts laid out as in :mod:`sims.results` (a fight against total defence that reaches its round
+    cap with the defender up counts as unfinished); ``rolls`` is the table of equally likely roll totals.
 
     The attacks are written out in the loop (no helper calls: passing arrays and the
     Generator to a function costs more than the dice here).
     """
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
-    die, once, shock_rule = p[P_DIE], p[P_ONCE], p[P_SHOCK]
+    low, high, once, shock_rule = p[P_LOW], p[P_HIGH], p[P_ONCE], p[P_SHOCK]
+    finish, finish_attacks, turtle = p[P_FINISH], p[P_FINISH_ATTACKS], p[P_TURTLE]
+    limit = p[P_ROUNDS] if turtle >= 0 else MAX_ROUNDS
     f = p[P_FIGHTER:].reshape(2, F_SIZE)
     taken = np.zeros(2, dtype=np.int64)
     down = np.zeros(2, dtype=np.bool_)
-    size, n_first = two.size, first.size
+    intact = np.zeros(2, dtype=np.bool_)
+    size = rolls.size
     for _ in range(n):
         taken[:] = 0
         down[:] = False
-        order = first[int(rng.random() * n_first)] if once else 0
+        intact[:] = True
+        order = 0
+        if turtle >= 0:
+            order = 1 if turtle == 1 else -1
+        elif once:
+            order = _order(p, rng.random())
         rounds = 0
-        while rounds < MAX_ROUNDS:
+        while rounds < limit:
             rounds += 1
-            if not once:
-                order = first[int(rng.random() * n_first)]
+            if turtle < 0 and not once:
+                order = _order(p, rng.random())
             lead = 0 if order >= 0 else 1
             for slot in range(2):
                 att = lead if slot == 0 else 1 - lead
                 dfn = 1 - att
-                if slot == 1 and order != 0 and down[att]:
+                if slot == 1 and (turtle >= 0 or (order != 0 and down[att])):
                     break
-                a = two[int(rng.random() * size)]
-                if a == 2:
+                a = rolls[int(rng.random() * size)]
+                if a == low:
                     damage = f[att, F_CRIT]
-                elif a == 2 * die or a > f[att, F_HIT]:
+                elif a == high or a > f[att, F_HIT]:
                     continue
                 else:
-                    d = two[int(rng.random() * size)]
-                    if d == 2 or (d <= f[dfn, F_DEF] and d != 2 * die):
-                        continue
-                    damage = table[att, two[int(rng.random() * size)]]
+                    blocking = f[dfn, F_BLOCKS] == 1 and intact[dfn]
+                    d = rolls[int(rng.random() * size)]
+                    if _succeeds(d, f[dfn, F_BLOCK_DEF] if blocking else f[dfn, F_DEF], low, high):
+                        if not (blocking and f[dfn, F_OBJECT] == 1):
+                            continue
+                        t = rolls[int(rng.random() * size)]
+                        damage = tables[T_BLOCKED, att, t]
+                        if tables[T_BREAKS, att, t] == 1:
+                            intact[dfn] = False
+                    else:
+                        damage = tables[T_PLAIN, att, rolls[int(rng.random() * size)]]
                 taken[dfn] += damage
                 if taken[dfn] > f[dfn, F_HEALTH]:
                     down[dfn] = True
                 elif shock_rule and damage > f[dfn, F_SHOCK]:
-                    b = two[int(rng.random() * size)]
-                    if not (b == 2 or (b <= f[dfn, F_BODY] and b != 2 * die)):
+                    if not _succeeds(rolls[int(rng.random() * size)], f[dfn, F_BODY], low, high):
                         down[dfn] = True
             if down[0] or down[1]:
                 break
-        _tally(out, rounds if down[0] or down[1] else MAX_ROUNDS + 1,
-               (DYING if taken[0] >= 2 * f[0, F_HEALTH] else OUT) if down[0] else UP,
-               (DYING if taken[1] >= 2 * f[1, F_HEALTH] else OUT) if down[1] else UP, -1)
+        if not (down[0] or down[1]):
+            _tally(out, MAX_ROUNDS + 1, UP, UP, -1)
+            continue
+        spent = -1
+        if finish and down[0] != down[1]:
+            victim = 0 if down[0] else 1
+            att = 1 - victim
+            spent = 0
+            while taken[victim] < f[victim, F_DYING] and spent < finish_attacks:
+                spent += 1
+                a = rolls[int(rng.random() * size)]
+                if a == low:
+                    taken[victim] += f[att, F_CRIT]
+                elif a != high and a <= f[att, F_HIT]:
+                    taken[victim] += tables[T_PLAIN, att, rolls[int(rng.random() * size)]]
+        _tally(out, rounds,
+               (DYING if taken[0] >= f[0, F_DYING] else OUT) if down[0] else UP,
+               (DYING if taken[1] >= f[1, F_DYING] else OUT) if down[1] else UP, spent)
     return out
 
 
 @njit(cache=True, nogil=True)
-def _check(die: int, target: int, two: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n checks 2dX against a target: successes, naturals 2 and 2X, margin histogram."""
+def _check(low: int, high: int, target: int, rolls: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n checks against a target: successes, naturals low and high, margin histogram."""
     out = np.zeros(CHECK_SIZE, dtype=np.int64)
     for _ in range(n):
-        t = _sample(two, rng)
-        out[SUCCESS] += _succeeds(t, target, die)
-        out[CRITICAL] += t == 2
-        out[FUMBLE] += t == 2 * die
+        t = _sample(rolls, rng)
+        out[SUCCESS] += _succeeds(t, target, low, high)
+        out[CRITICAL] += t == low
+        out[FUMBLE] += t == high
         out[HIST + HIST_OFFSET + target - t] += 1
     return out
 
 
+def _rolls(rules: rules_mod.Rules) -> np.ndarray:
+    return outcome_table(range(1, rules.die + 1), rules.dice_count)
+
+
 def check_call(rules: rules_mod.Rules, args: rules_mod.CheckArgs) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The check kernel bound to a ruleset and target."""
-    die, target, two = rules.die, args.target, outcome_table(range(1, rules.die + 1), 2)
-    return lambda n, rng: _check(die, target, two, n, rng)
+    low, high, target, rolls = rules.natural_low, rules.natural_high, args.target, _rolls(rules)
+    return lambda n, rng: _check(low, high, target, rolls, n, rng)
 
 
 CHECK_EXTRAS = ("p_critical", "p_fumble", "")
@@ -145,7 +204,21 @@ CHECK_EXTRAS = ("p_critical", "p_fumble", "")
 
 def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, model: str,
               options: Options) -> Callable[[int, np.random.Generator], np.ndarray]:
-    """The duel kernel bound to a ruleset and two fighters (both models play the same rules)."""
-    params, table = pack(rules, a, b)
-    two, first = outcome_table(range(1, rules.die + 1), 2), initiative_table(rules, a, b)
-    return lambda n, rng: _duel(params, table, two, first, n, rng)
+    """The duel kernel bound to a ruleset and two fighters (both models play the same rules); the fighters are
+    validated against the ruleset's limits here, as by the exact engine."""
+    rules_mod.validate(rules, a, b)
+    rules_mod.total_defence_side(a, b)
+    params, tables = pack(rules, a, b)
+    rolls = _rolls(rules)
+    return lambda n, rng: _duel(params, tables, rolls, n, rng)
+
+
+def duel_extra(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, counts: np.ndarray,
+               n: int) -> dict[str, Any]:
+    """The Tri-Stat fields of a simulated duel: the stat-limit warnings and, against total defence, P(still up)."""
+    out: dict[str, Any] = {"warnings": rules_mod.validate(rules, a, b)}
+    side = rules_mod.total_defence_side(a, b)
+    if side:
+        out["total_defence"] = side
+        out.update(_fields("p_still_up", proportion(int(counts[UNFINISHED]), n)))
+    return out

@@ -1,15 +1,16 @@
 """ТУН: numba kernels for checks, single attacks and duels.
 
-The exact chain of :mod:`analysis.systems.tun` already plays ТУН's written
-duel in full: the order fixed at the first round (by Body, ties or
-``turn_order="roll"`` by a d6 roll-off), two attacks per turn, the last word
-(one attack, +1 Body trauma; with ``dying_last_word`` also for a fighter put
-past twice its volume) and both fighters out.  So ``Options`` has no switch and
-the ``full`` and ``exact`` models run the same rules here; a round is both
-fighters' turns, as in the chain.  Every roll (3d6, 1d20 or 1d6x3) is one
-uniform drawn from the table of its equally likely outcomes; a duel kernel
-first turns each fighter's table into the Body trauma of every roll (the rules
-of the attack applied once per roll value), then draws from that.
+The simulator plays the exact chain's rules of :mod:`analysis.systems.tun`, so
+``Options`` has no switch and the ``full`` and ``exact`` models are the same:
+the order fixed at the first round, each round's events (turns of
+``actions_per_turn`` actions, delay, initiative skip, the last word) packed
+from :func:`analysis.systems.tun.schedule`, and after the first out, with
+``after_out = "finish"``, the winner's attacks on the helpless loser.  Every
+roll (3d6, 1d20 or 1d6x3) is one uniform drawn from the table of its equally
+likely outcomes; a duel kernel first turns each fighter's table into the Body
+trauma of every roll in each attack mode (ordinary, last word, on a helpless
+target), then draws from that.  Limits and rule constants come packed from
+the ruleset.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from analysis import markov
 from analysis.params import Validated
 from analysis.systems import tun as rules_mod
 
@@ -27,13 +29,21 @@ from .dice import _sample, outcome_table
 from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, DYING, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
                       _tally)
 
-# Packed attacker (against one defender): attack limit, weapon n and b, own Body volume and Body,
-# the minimum and maximum of its dice and their critical bonus.
-F_LIMIT, F_N, F_B, F_VOLUME, F_BODY, F_LO, F_HI, F_BONUS = range(8)
-# Packed rules: success on roll == limit, criticals, last word, last word when dying, order by Body.
-R_LE, R_CRITS, R_LAST_WORD, R_DYING, R_BY_BODY = range(5)
-# Single-attack count layout: misses, hits, critical hits, the defender out, dead, sum and sum of squares of trauma.
-X_MISS, X_HIT, X_CRITICAL, X_OUT, X_DEAD, X_SUM, X_SQUARES = range(7)
+# Packed attack (one attacker, one defender, one mode): limit, weapon n and b, the minimum and maximum of the
+# attacker's dice and their critical bonus.
+F_LIMIT, F_N, F_B, F_LO, F_HI, F_BONUS = range(6)
+# Packed rules: success on roll == limit, criticals, last word when dying, death multiple, last-word actions and
+# their trauma, finishing on, at most this many finishing attacks, the level finishing stops at.  (Whether there
+# is a last word at all is in the schedule.)
+(R_LE, R_CRITS, R_DYING_LAST_WORD, R_DEATH_MULTIPLE, R_LAST_WORD_ACTIONS, R_LAST_WORD_TRAUMA, R_FINISH,
+ R_FINISH_ATTACKS, R_FINISH_LEVEL) = range(9)
+# Events of a round (from the exact engine's schedule): kind, side (0 = A, 1 = B), actions.
+E_KIND, E_SIDE, E_ACTIONS = range(3)
+ATTACKS, LAST_WORD = range(2)
+# Attack modes, in the order of ``rules_mod.MODES``: an ordinary action, a last word, on a helpless target.
+M_NORMAL, M_LAST_WORD, M_HELPLESS = range(3)
+# Single-attack count layout: misses, hits, critical hits, the defender out, dying, sum and sum of squares of trauma.
+X_MISS, X_HIT, X_CRITICAL, X_OUT, X_DYING, X_SUM, X_SQUARES = range(7)
 EXCHANGE_SIZE = 7
 # Rows of an attack table, one column per equally likely roll: Body trauma (0 on a miss), hit, critical.
 T_TRAUMA, T_HIT, T_CRITICAL = range(3)
@@ -43,7 +53,7 @@ CHECK_EXTRAS = ("p_critical", "p_fumble", "")
 
 @dataclass(frozen=True)
 class Options(Validated):
-    """ТУН has no rule the exact chain leaves out (two actions and the last word are in it): nothing to switch."""
+    """ТУН has no rule the exact chain leaves out: nothing to switch."""
 
     where = "tun simulation options"
 
@@ -55,16 +65,35 @@ def dice_table(dice: str) -> np.ndarray:
 
 
 def pack_rules(rules: rules_mod.Rules) -> np.ndarray:
-    return np.array([rules.success_rule == "le", rules.crits, rules.last_word, rules.dying_last_word,
-                     rules.turn_order == "body"], dtype=np.int64)
+    finish_level = min(markov.LETHAL[rules.lethal_at], markov.DYING)
+    return np.array([rules.success_rule == "le", rules.crits, rules.dying_last_word,
+                     rules.death_multiple, rules.last_word_actions, rules.last_word_trauma,
+                     rules.after_out == "finish", rules.finish_attacks, finish_level], dtype=np.int64)
 
 
-def pack_fighter(att: rules_mod.Fighter, dfn: rules_mod.Fighter) -> np.ndarray:
-    """``att`` attacking ``dfn``: the limit is Body + feature - the defender's Body defense if it defends."""
+def pack_attack(rules: rules_mod.Rules, att: rules_mod.Fighter, dfn: rules_mod.Fighter,
+                mode: str = rules_mod.NORMAL) -> np.ndarray:
+    """``att`` attacking ``dfn`` in ``mode``: the limit with every penalty, the weapon, the dice's crit figures."""
     table = dice_table(att.dice)
-    limit = att.body + att.attack_feature - dfn.defense * dfn.defends
-    return np.array([limit, att.weapon_n, att.weapon_b, att.volume, att.body, table.min(), table.max(),
-                     rules_mod.crit_bonus(att.dice)], dtype=np.int64)
+    return np.array([rules_mod.attack_limit(rules, att, dfn, mode), att.weapon_n, att.weapon_b, table.min(),
+                     table.max(), rules_mod.crit_bonus(rules, att.dice)], dtype=np.int64)
+
+
+def pack_schedule(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter) -> tuple[np.ndarray, np.ndarray]:
+    """(events[first side, round kind, event, E_*], event counts[first side, round kind]); a shorter schedule
+    repeats its last round kind."""
+    rounds = {first: rules_mod.schedule(rules, a, b, first) for first in "ab"}
+    kinds = max(len(r) for r in rounds.values())
+    width = max(len(ev) for r in rounds.values() for ev in r)
+    events = np.zeros((2, kinds, width, 3), dtype=np.int64)
+    counts = np.zeros((2, kinds), dtype=np.int64)
+    for f, first in enumerate("ab"):
+        for k in range(kinds):
+            evs = rounds[first][min(k, len(rounds[first]) - 1)]
+            counts[f, k] = len(evs)
+            for e, (kind, side, n) in enumerate(evs):
+                events[f, k, e] = (ATTACKS if kind == "attacks" else LAST_WORD, "ab".index(side), n)
+    return events, counts
 
 
 @njit(cache=True, nogil=True)
@@ -81,7 +110,7 @@ def _outcome(v: int, limit: int, lo: int, hi: int, bonus: int, le: int, crits: i
 
 @njit(cache=True, nogil=True)
 def _attack_table(f: np.ndarray, table: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """Each equally likely roll of packed attacker ``f`` as a column: (Body trauma, 0 on a miss; hit; critical)."""
+    """Each equally likely roll of packed attack ``f`` as a column: (Body trauma, 0 on a miss; hit; critical)."""
     out = np.zeros((3, table.size), dtype=np.int64)
     for k in range(table.size):
         success, e, crit, _ = _outcome(table[k], f[F_LIMIT], f[F_LO], f[F_HI], f[F_BONUS], r[R_LE], r[R_CRITS])
@@ -92,57 +121,74 @@ def _attack_table(f: np.ndarray, table: np.ndarray, r: np.ndarray) -> np.ndarray
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _round(hf: np.ndarray, vol_f: int, hs: np.ndarray, vol_s: int, last_word: bool, dying: bool, trauma_f: int,
-           trauma_s: int, rng: np.random.Generator) -> tuple[int, int]:
-    """One round, ``f`` first, ``s`` second (``hf``, ``hs``: their trauma per roll): (trauma of f, of s) after it.
-
-    f attacks twice (the second only if s is still up); s, if put out, has the
-    last word (one attack, +1 trauma), otherwise attacks twice while f is up.
-    """
-    trauma_s += _sample(hf, rng)
-    if trauma_s < vol_s:
-        trauma_s += _sample(hf, rng)
-    if trauma_s < vol_s:
-        trauma_f += _sample(hs, rng)
-        if trauma_f < vol_f:
-            trauma_f += _sample(hs, rng)
-    elif last_word and (dying or trauma_s <= 2 * vol_s):
-        trauma_f += _sample(hs, rng)
-        trauma_s += 1
-    return trauma_f, trauma_s
+@njit(cache=True, nogil=True)
+def _level(trauma: int, volume: int, death_multiple: int) -> int:
+    """UP, OUT (trauma >= volume) or DYING (trauma > death_multiple x volume)."""
+    return DYING if trauma > death_multiple * volume else OUT if trauma >= volume else UP
 
 
 @njit(cache=True, nogil=True)
-def _level(trauma: int, volume: int) -> int:
-    """UP, OUT (trauma >= volume) or DYING (trauma > 2 x volume)."""
-    return DYING if trauma > 2 * volume else OUT if trauma >= volume else UP
+def _draw(h: np.ndarray, sizes: np.ndarray, side: int, mode: int, rng: np.random.Generator) -> int:
+    """The Body trauma of one attack of ``side`` in ``mode`` (one uniform over its dice's outcomes)."""
+    return h[side, mode, int(rng.random() * sizes[side])]
 
 
 @njit(cache=True, nogil=True)
-def _duel(a: np.ndarray, b: np.ndarray, ta: np.ndarray, tb: np.ndarray, r: np.ndarray, n: int,
-          rng: np.random.Generator) -> np.ndarray:
-    """n duels; counts laid out as in :mod:`sims.results`.  A d6 roll-off re-rolled on ties is a fair coin."""
+def _play_round(h: np.ndarray, sizes: np.ndarray, vol: np.ndarray, events: np.ndarray, n_events: int,
+                r: np.ndarray, t: np.ndarray, rng: np.random.Generator) -> None:
+    """One round's events on the trauma pair ``t`` (changed in place)."""
+    for e in range(n_events):
+        side = events[e, E_SIDE]
+        other = 1 - side
+        if events[e, E_KIND] == ATTACKS:
+            for _ in range(events[e, E_ACTIONS]):
+                if t[side] >= vol[side] or t[other] >= vol[other]:
+                    break
+                t[other] += _draw(h, sizes, side, M_NORMAL, rng)
+        elif (t[side] >= vol[side] and t[other] < vol[other]
+              and (r[R_DYING_LAST_WORD] != 0 or t[side] <= r[R_DEATH_MULTIPLE] * vol[side])):
+            for _ in range(r[R_LAST_WORD_ACTIONS]):
+                if t[other] >= vol[other]:
+                    break
+                t[other] += _draw(h, sizes, side, M_LAST_WORD, rng)
+                t[side] += r[R_LAST_WORD_TRAUMA]
+
+
+@njit(cache=True, nogil=True)
+def _duel(packs: np.ndarray, dice: np.ndarray, sizes: np.ndarray, vol: np.ndarray, events: np.ndarray,
+          n_events: np.ndarray, r: np.ndarray, p_a_first: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n duels; counts laid out as in :mod:`sims.results`.  ``packs[side, mode]``: packed attacks (modes: ordinary,
+    last word, helpless); ``p_a_first``: P(A leads the order) (a d6 roll-off re-rolled on ties is a fair coin)."""
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
-    ha, hb = _attack_table(a, ta, r)[T_TRAUMA], _attack_table(b, tb, r)[T_TRAUMA]
-    vol_a, vol_b = a[F_VOLUME], b[F_VOLUME]
-    last_word, dying = r[R_LAST_WORD] != 0, r[R_DYING] != 0
-    by_body = r[R_BY_BODY] != 0 and a[F_BODY] != b[F_BODY]
+    h = np.zeros((2, packs.shape[1], dice.shape[1]), dtype=np.int64)
+    for s in range(2):
+        for m in range(packs.shape[1]):
+            h[s, m, :sizes[s]] = _attack_table(packs[s, m], dice[s, :sizes[s]], r)[T_TRAUMA]
+    kinds = events.shape[1]
+    dm = r[R_DEATH_MULTIPLE]
+    t = np.zeros(2, dtype=np.int64)
     for _ in range(n):
-        a_first = a[F_BODY] > b[F_BODY] if by_body else rng.random() < 0.5
-        trauma_a = trauma_b = 0
+        first = 0 if p_a_first >= 1.0 else 1 if p_a_first <= 0.0 else (0 if rng.random() < p_a_first else 1)
+        t[0] = 0
+        t[1] = 0
         rounds = 0
         while True:
             rounds += 1
             if rounds > MAX_ROUNDS:
                 break
-            if a_first:
-                trauma_a, trauma_b = _round(ha, vol_a, hb, vol_b, last_word, dying, trauma_a, trauma_b, rng)
-            else:
-                trauma_b, trauma_a = _round(hb, vol_b, ha, vol_a, last_word, dying, trauma_b, trauma_a, rng)
-            if trauma_a >= vol_a or trauma_b >= vol_b:
+            k = min(rounds, kinds) - 1
+            _play_round(h, sizes, vol, events[first, k], n_events[first, k], r, t, rng)
+            if t[0] >= vol[0] or t[1] >= vol[1]:
                 break
-        _tally(out, rounds, _level(trauma_a, vol_a), _level(trauma_b, vol_b), -1)
+        finish = -1
+        a_out, b_out = t[0] >= vol[0], t[1] >= vol[1]
+        if rounds <= MAX_ROUNDS and r[R_FINISH] != 0 and a_out != b_out:
+            victim = 0 if a_out else 1
+            finish = 0
+            while finish < r[R_FINISH_ATTACKS] and _level(t[victim], vol[victim], dm) < r[R_FINISH_LEVEL]:
+                t[victim] += _draw(h, sizes, 1 - victim, M_HELPLESS, rng)
+                finish += 1
+        _tally(out, rounds, _level(t[0], vol[0], dm), _level(t[1], vol[1], dm), finish)
     return out
 
 
@@ -161,7 +207,7 @@ def _exchange(f: np.ndarray, table: np.ndarray, volume: int, r: np.ndarray, n: i
         out[X_HIT] += 1
         out[X_CRITICAL] += t[T_CRITICAL, k]
         out[X_OUT] += d >= volume
-        out[X_DEAD] += d > 2 * volume
+        out[X_DYING] += d > r[R_DEATH_MULTIPLE] * volume
         out[X_SUM] += d
         out[X_SQUARES] += d * d
     return out
@@ -184,7 +230,7 @@ def _check(limit: int, table: np.ndarray, lo: int, hi: int, bonus: int, le: int,
 def check_call(rules: rules_mod.Rules, args: rules_mod.CheckArgs) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The check kernel bound to a ruleset, a limit and a dice mode."""
     table = dice_table(args.dice)
-    lo, hi, bonus = int(table.min()), int(table.max()), rules_mod.crit_bonus(args.dice)
+    lo, hi, bonus = int(table.min()), int(table.max()), rules_mod.crit_bonus(rules, args.dice)
     le, crits, limit = int(rules.success_rule == "le"), int(rules.crits), args.limit
     return lambda n, rng: _check(limit, table, lo, hi, bonus, le, crits, n, rng)
 
@@ -192,13 +238,20 @@ def check_call(rules: rules_mod.Rules, args: rules_mod.CheckArgs) -> Callable[[i
 def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, model: str,
               options: Options) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The duel kernel bound to a ruleset and two fighters (both models play the same rules)."""
-    pa, pb, pr = pack_fighter(a, b), pack_fighter(b, a), pack_rules(rules)
-    ta, tb = dice_table(a.dice), dice_table(b.dice)
-    return lambda n, rng: _duel(pa, pb, ta, tb, pr, n, rng)
+    tables = (dice_table(a.dice), dice_table(b.dice))
+    sizes = np.array([t.size for t in tables], dtype=np.int64)
+    dice = np.zeros((2, sizes.max()), dtype=np.int64)
+    for s, t in enumerate(tables):
+        dice[s, :t.size] = t
+    packs = np.array([[pack_attack(rules, att, dfn, mode) for mode in rules_mod.MODES] for att, dfn in ((a, b), (b, a))])
+    events, counts = pack_schedule(rules, a, b)
+    vol = np.array([a.volume, b.volume], dtype=np.int64)
+    pr, p_a_first = pack_rules(rules), rules_mod.first_mover(rules, a, b)[0]
+    return lambda n, rng: _duel(packs, dice, sizes, vol, events, counts, pr, p_a_first, n, rng)
 
 
 def exchange_call(rules: rules_mod.Rules, att: rules_mod.Fighter,
                   dfn: rules_mod.Fighter) -> Callable[[int, np.random.Generator], np.ndarray]:
     """One attack of ``att`` on an unhurt ``dfn``, for :func:`sims.engine.run_chunks` (counts as ``X_*``)."""
-    pf, pr, table = pack_fighter(att, dfn), pack_rules(rules), dice_table(att.dice)
+    pf, pr, table = pack_attack(rules, att, dfn), pack_rules(rules), dice_table(att.dice)
     return lambda n, rng: _exchange(pf, table, dfn.volume, pr, n, rng)

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import math
 from fractions import Fraction
 from functools import lru_cache
 
+import numpy as np
 import pytest
 
-from analysis import balance
+from analysis import balance, budget
 from analysis.balance import (design, equiv, equiv_fight, equiv_table, figure_distance, parse_vary, rule_alternatives,
                               tune, tune_table, variants, worth)
 from analysis.cli import main
 from analysis.fighters import archetypes, load_fighter
-from analysis.params import Bool, Choice, DicelabError, ParamError
+from analysis.params import Bool, Choice, DicelabError, Int, ParamError, param
 from analysis.system import SYSTEM_IDS, get_system
 from analysis.tables import success_table
 from tests import brute
@@ -253,6 +255,9 @@ def test_variant_duel_effects_are_duels():
     rep = variants(tri, a=a, b=b, workers=1)
     base = tri.duel(tri.rules(), a, b).solution
     for e in rep.effects:
+        if e.duel is None:  # a smaller die puts the fighters past its stat limits (stat_limits = enforce)
+            assert e.name == "die" and e.value < 6 and "stat_limits=warn" in e.note
+            continue
         sol = tri.duel(tri.rules(**{e.name: e.value}), a, b).solution
         assert e.duel_delta["p_a_wins"] == pytest.approx(sol.p_a_wins - base.p_a_wins, abs=1e-12)
         assert e.duel_delta["p_death"] == pytest.approx(sol.p_a_dying + sol.p_b_dying - base.p_a_dying - base.p_b_dying, abs=1e-12)
@@ -271,7 +276,7 @@ def test_variant_a_duel_cannot_take_is_skipped_with_a_note():
     rep = variants(picky, a=a, b=a, workers=1)
     shock = next(e for e in rep.effects if e.name == "shock_rule")
     assert shock.duel is None and "duel skipped: this duel cannot take shock_rule" in shock.note
-    assert all(e.duel is not None for e in rep.effects if e.name != "shock_rule")
+    assert all(e.duel is not None for e in rep.effects if e.name != "shock_rule" and (e.name, e.value) != ("die", 4))
 
 
 # ----------------------------------------------------------------- design
@@ -382,3 +387,193 @@ def test_cli_worth_variants_design_contract(capsys):
 def test_cli_help_has_an_example(capsys, command):
     code, out, _ = run(capsys, command, "--help")
     assert code == 0 and "Example" in out and f"dicelab {command}" in out
+
+
+# ------------------------------------------------------- budgets and ceilings
+@pytest.mark.parametrize("system", SYSTEMS, ids=IDS)
+def test_a_duel_states_hook_is_an_upper_estimate_of_the_chain(system):
+    if system.duel_states is None:
+        pytest.skip(f"{system.id} has no duel_states hook yet (the product of track lengths stands in)")
+    names = list(archetypes(system.id))
+    for x, y in [(names[0], names[-1]), (names[len(names) // 2], names[len(names) // 2])]:
+        a, b = load_fighter(system, x), load_fighter(system, y)
+        assert budget.duel_states(system, system.rules(), a, b) >= system.duel(system.rules(), a, b).solution.states
+
+
+@pytest.mark.parametrize("track", [lambda rules, f: range(f.body + 2), lambda f: range(f.body + 2),
+                                   lambda rules: range(rules.die + 2)], ids=["rules, fighter", "fighter", "rules"])
+def test_without_a_hook_the_states_are_the_product_of_the_track_lengths(monkeypatch, track):
+    from analysis.systems import tristat as module
+
+    monkeypatch.setattr(module, "track", track)
+    bare = dataclasses.replace(get_system("tristat"), duel_states=None)
+    rules, a, b = bare.rules(die=8), bare.Fighter(body=5), bare.Fighter(body=9)
+    names = list(inspect.signature(track).parameters)
+    want = (7 * 11) if "f" in names else (10 * 10)
+    assert budget.duel_states(bare, rules, a, b) == want
+
+
+def test_the_time_estimate_is_the_calibrated_rate_over_the_states():
+    tri = get_system("tristat")
+    a = load_fighter(tri, "veteran")
+    jobs = [(tri.rules(), a.replace(weapon_damage=w), a.replace(body=b)) for w in range(5) for b in (3, 6)]
+    points = budget.COSTS["tristat"].points
+    want = sum(budget.MARGIN * float(np.interp(budget.duel_states(tri, *job), [p[0] for p in points],
+                                                [p[2] for p in points])) for job in jobs)
+    assert balance.estimate_seconds(tri, jobs) == pytest.approx(want, rel=1e-12)
+    many = jobs * 100  # past the sample: estimated from a random sample of the jobs
+    assert balance.estimate_seconds(tri, many) == pytest.approx(100 * want, rel=0.1)
+
+
+def test_a_search_past_the_budget_is_refused_before_it_starts(monkeypatch):
+    tri = get_system("tristat")
+    a = load_fighter(tri, "veteran")
+    calls = []
+    monkeypatch.setattr(balance, "_solve_one", lambda *args: calls.append(args))
+    with pytest.raises(DicelabError, match=r"design: about [\d.]+ s of exact duels \(estimated\); allowed: at most "
+                                           r"0.01 s; --budget \d+ allows it"):
+        design(tri, tri.rules(), a, a, "weapon_damage=0..40", rounds=3, lethality=0.1, workers=1, budget=0.01)
+    assert calls == []
+    with pytest.raises(ParamError, match="budget = inf"):
+        design(tri, tri.rules(), a, a, "weapon_damage=0..4", rounds=3, lethality=0.1, workers=1, budget=math.inf)
+
+
+def test_cli_budget_refusal_is_one_line(capsys):
+    code, out, err = run(capsys, "design", "tristat", "--a", "veteran", "--b", "veteran", "--vary", "weapon_damage=0..40",
+                         "--rounds", "3", "--lethality", "0.1", "--budget", "0.01", "--workers", "1")
+    assert code == 2 and not out and err.count("\n") == 1 and "--budget" in err and "estimated" in err
+
+
+def test_a_duel_past_the_memory_ceiling_is_skipped_or_refused(monkeypatch):
+    six = get_system("onesix")
+    a = load_fighter(six, "veteran_armed").replace(armor=4)
+    rules = six.rules()
+    small = budget.duel_bytes(six, rules, a, a)
+    wear = budget.duel_bytes(six, rules.replace(armor_wear=True), a, a)
+    assert wear > small
+    limit = (small + wear) / 2 / budget.GB
+    rep = variants(six, rules, a=a, b=a, workers=1, max_memory=limit)
+    worn = next(e for e in rep.effects if e.name == "armor_wear")
+    assert worn.duel is None and "duel skipped: onesix duel too large" in worn.note and "--max-memory" in worn.note
+    assert all(e.duel is not None for e in rep.effects if e.name != "armor_wear")
+    with pytest.raises(DicelabError, match=r"onesix duel too large: about [\d.]+ GB \([\d,]+ chain states\); allowed: "
+                                           r"at most [\d.]+ GB; --max-memory \d+ allows it"):
+        variants(six, rules.replace(armor_wear=True), a=a, b=a, workers=1, max_memory=limit)
+
+
+def test_cli_duel_past_the_memory_ceiling_is_refused_with_its_estimate(capsys, monkeypatch):
+    monkeypatch.setenv("DICELAB_MAX_MEMORY", "0.08")
+    code, out, err = run(capsys, "duel", "onesix", "--a", "archetype=veteran_armed,armor=10", "--b",
+                         "archetype=veteran_armed,armor=10", "--variant", "armor_wear=true")
+    assert code == 2 and not out and err.count("\n") == 1
+    assert "onesix duel too large" in err and "DICELAB_MAX_MEMORY=" in err and "chain states" in err
+    monkeypatch.setenv("DICELAB_MAX_MEMORY", "inf")
+    code, _, err = run(capsys, "duel", "tristat", "--a", "veteran", "--b", "veteran")
+    assert code == 2 and "DICELAB_MAX_MEMORY = inf is not allowed" in err
+
+
+def test_progress_hears_of_every_duel():
+    tri = get_system("tristat")
+    a = load_fighter(tri, "veteran")
+    seen = {}
+
+    class Bar:
+        def __init__(self, total):
+            seen["total"], seen["done"] = total, 0
+
+        def note(self, text):
+            seen["note"] = text
+
+        def update(self, k):
+            seen["done"] += k
+
+        def close(self):
+            seen["closed"] = True
+
+    design(tri, tri.rules(), a, a, "weapon_damage=10..14", rounds=3, lethality=0.1, workers=1, progress=Bar)
+    assert seen["total"] == seen["done"] == 5 and seen["closed"]
+
+
+# ------------------------------------------------------------- policies
+def policy_system():
+    """Tri-Stat with attack_bonus declared a policy too, beside its own (a ranking with a known order)."""
+    tri = get_system("tristat")
+
+    @dataclasses.dataclass(frozen=True)
+    class Tactician(tri.Fighter):
+        attack_bonus: int = param(0, Int(0, 20), "attack combat skill", kind="policy")
+
+    return dataclasses.replace(tri, Fighter=Tactician)
+
+
+def test_variants_ranks_each_policy_of_a_against_the_plain_b():
+    system = policy_system()
+    a = system.Fighter(body=5, mind=4, soul=4, weapon_damage=10)
+    b = system.Fighter(body=5, mind=5, soul=4, weapon_damage=10, armor=2)
+    rep = variants(system, a=a, b=b, workers=1)
+    own = [label for _, _, label in balance.alternatives(get_system("tristat").Fighter.specs("policy"), a)]
+    assert own and sorted(p.label for p in rep.policies) == sorted(["attack_bonus=1", "attack_bonus=2",
+                                                                    "attack_bonus=3", *own])
+    base = system.duel(system.rules(), a, b).solution
+    for p in rep.policies:
+        sol = system.duel(system.rules(), a.replace(**{p.name: p.value}), b).solution
+        assert p.duel_delta["p_a_wins"] == pytest.approx(sol.p_a_wins - base.p_a_wins, abs=1e-12)
+        assert p.duel_delta["p_a_killed"] == pytest.approx(sol.p_a_dying - base.p_a_dying, abs=1e-12)
+        assert p.duel_delta["p_b_killed"] == pytest.approx(sol.p_b_dying - base.p_b_dying, abs=1e-12)
+        assert p.duel_delta["mean_rounds"] == pytest.approx(sol.mean_rounds - base.mean_rounds, abs=1e-9)
+    gains = [p.duel_delta["p_a_wins"] for p in rep.policies]
+    assert gains == sorted(gains, reverse=True) and gains[0] > 0
+    skill = [p.label for p in rep.policies if p.name == "attack_bonus"]
+    assert skill == ["attack_bonus=3", "attack_bonus=2", "attack_bonus=1"]
+    assert {"name", "value", "label", "duel", "duel_delta", "note"} <= set(rep.to_dict()["policies"][0])
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=IDS)
+def test_every_policy_of_a_real_system_is_ranked(system):
+    names = list(archetypes(system.id))
+    a, b = load_fighter(system, names[0]), load_fighter(system, names[1])
+    rep = variants(system, a=a, b=b, workers=1)
+    want = [label for _, _, label in balance.alternatives(system.Fighter.specs("policy"), a)]
+    assert sorted(p.label for p in rep.policies) == sorted(want)
+
+
+def test_cli_variants_prints_the_policy_table(capsys, monkeypatch):
+    system = policy_system()
+    from analysis.cli import balance as cli_balance
+
+    monkeypatch.setattr(cli_balance, "get_system", lambda sid: system)
+    code, out, err = run(capsys, "variants", "tristat", "--a", "body=5,weapon_damage=10", "--b", "body=5,armor=2",
+                         "--workers", "1", "--quiet")
+    assert code == 0, err
+    assert "policies of" in out and "largest gain in P(A wins) first" in out and "attack_bonus=3" in out
+
+
+# ----------------------------------------------------- values told truly
+@pytest.mark.parametrize("rounds,word", [(math.inf, "inf"), (math.nan, "nan"), (0.5, "0.5")])
+def test_design_rounds_must_be_finite(rounds, word):
+    tri = get_system("tristat")
+    a = load_fighter(tri, "veteran")
+    with pytest.raises(ParamError, match=f"rounds = {word} is not allowed; allowed: a finite number of rounds >= 1"):
+        design(tri, tri.rules(), a, a, "weapon_damage=1..2", rounds=rounds, lethality=0.1, workers=1)
+
+
+@pytest.mark.parametrize("value", ["inf", "nan"])
+def test_cli_design_rounds_inf_and_nan(capsys, value):
+    code, out, err = run(capsys, "design", "tristat", "--a", "veteran", "--b", "veteran", "--vary", "armor=0..1",
+                         "--rounds", value, "--lethality", "0.1")
+    assert code == 2 and not out and err.count("\n") == 1 and f"rounds = {value}" in err and "Traceback" not in err
+
+
+def test_tune_messages_keep_the_digits_that_make_them_true(capsys):
+    code, out, err = run(capsys, "tune", "tristat", "--p", "0.9999999")
+    assert code == 2 and "P(success) >= 0.9999999:" in err and "P(success) >= 1" not in err
+    assert f"the ceiling is P = {35 / 36:.6f}" in err
+    for p in (1 - 1e-9, 1 - 3e-12, 2e-10, 0.5):
+        shown = balance.show_p(p)
+        assert (float(shown) < 1) and (float(shown) > 0) and len(shown.split(".")[1]) >= 6
+    assert balance.show_p(1.0) == "1.000000" and balance.show_p(0.0) == "0.000000"
+
+
+def test_cli_tune_table_with_p_is_refused(capsys):
+    code, out, err = run(capsys, "tune", "tristat", "--table", "--p", "2")
+    assert code == 2 and not out and err.count("\n") == 1 and "--p 2.0 does not apply with --table" in err

@@ -203,3 +203,248 @@ def test_systems_lists_every_variant(capsys):
     kurs = data[3]
     faces = next(v for v in kurs["variants"] if v["name"] == "dk_faces")
     assert faces["default"] == [-2, -1, 0, 0, 1, 2]
+
+
+# ------------------------------------------- ambiguous input is refused (issue 17)
+def refused(capsys, *argv: str) -> str:
+    """Exit 2, nothing on stdout, one line on stderr (plus at most one hint line), no traceback."""
+    code, out, err = run(capsys, *argv)
+    assert code == 2, err
+    assert out == ""
+    lines = err.splitlines()
+    assert 1 <= len(lines) <= 2 and "Traceback" not in err, err
+    assert len(lines) == 1 or lines[1].startswith("hint: ")
+    return lines[0]
+
+
+def test_duplicate_key_in_an_inline_fighter(capsys):
+    line = refused(capsys, "duel", "tristat", "--a", "body=5,body=6", "--b", "novice")
+    assert "body is given twice ('5' and '6')" in line and "--a" in line
+
+
+def test_duplicate_key_in_one_variant(capsys):
+    assert "die is given twice ('6' and '8')" in refused(capsys, "check", "tristat", "--variant", "die=6,die=8")
+
+
+def test_duplicate_key_across_repeated_variants(capsys):
+    line = refused(capsys, "check", "tristat", "--variant", "die=6", "--variant", "die=8", "--target", "7")
+    assert "--variant" in line and "die is given twice ('6' and '8')" in line
+
+
+def test_ruleset_flag_and_variant_naming_the_same_field(capsys):
+    line = refused(capsys, "check", "tristat", "--die", "6", "--variant", "die=8")
+    assert "die is given twice" in line and "--die '6'" in line and "die='8'" in line
+
+
+def test_duplicate_key_in_rolls(capsys):
+    line = refused(capsys, "resolve", "tristat", "--a", "novice", "--b", "novice", "--rolls", "attack=5,attack=6")
+    assert "attack is given twice ('5' and '6')" in line
+
+
+def test_repeated_rolls_option(capsys):
+    line = refused(capsys, "resolve", "tristat", "--a", "novice", "--b", "novice", "--rolls", "attack=5",
+                   "--rolls", "attack=6")
+    assert "--rolls is given twice" in line and "attack=5" in line and "attack=6" in line
+
+
+def test_repeated_option(capsys):
+    line = refused(capsys, "check", "tristat", "--target", "7", "--target", "8")
+    assert "--target is given twice" in line and "'7'" in line and "'8'" in line
+
+
+def test_repeated_option_through_its_other_spelling(capsys):
+    line = refused(capsys, "check", "onesix", "--gear-rating", "3", "--gear_rating", "4")
+    assert "--gear_rating is given twice (--gear-rating '3' and --gear_rating '4')" in line
+
+
+def test_repeated_fighter_option(capsys):
+    assert "--a is given twice" in refused(capsys, "duel", "tristat", "--a", "novice", "--a", "veteran", "--b", "novice")
+
+
+def test_duplicate_key_in_an_opposed_side(capsys):
+    assert "skill is given twice ('2' and '3')" in refused(capsys, "opposed", "kurs", "--a", "skill=2,skill=3",
+                                                              "--b", "skill=1")
+
+
+def test_empty_fighter(capsys):
+    line = refused(capsys, "duel", "tristat", "--a", "", "--b", "novice")
+    assert "--a = ''" in line and "archetype name" in line
+
+
+def test_blank_fighter(capsys):
+    assert "--b = '  '" in refused(capsys, "exchange", "tun", "--a", "red", "--b", "  ")
+
+
+def test_name_only_inline_fighter(capsys):
+    line = refused(capsys, "duel", "tristat", "--a", "name=bob", "--b", "novice")
+    assert "names no fighter parameter and no archetype" in line and "only name" in line
+
+
+def test_empty_variant(capsys):
+    assert "--variant = ''" in refused(capsys, "check", "tristat", "--variant", "")
+
+
+def test_empty_opposed_side(capsys):
+    assert "--a = ''" in refused(capsys, "opposed", "kurs", "--a", "", "--b", "skill=2")
+
+
+def test_empty_system_name_for_archetypes(capsys):
+    assert "system = ''" in refused(capsys, "archetypes", "")
+
+
+def test_empty_system_name_for_check(capsys):
+    assert "invalid choice: ''" in refused(capsys, "check", "")
+
+
+def test_empty_rolls(capsys):
+    assert "--rolls = ''" in refused(capsys, "resolve", "tristat", "--a", "novice", "--b", "novice", "--rolls", "")
+
+
+def test_missing_equals_is_named(capsys):
+    line = refused(capsys, "duel", "tristat", "--a", "body=5,mind", "--b", "novice")
+    assert "'mind' has no '='" in line and "'5,mind'" not in line
+
+
+def test_list_values_keep_their_commas(capsys):
+    data = run_json(capsys, "check", "kurs", "--variant", "dk_faces=-1,0,1,luck_tokens=1")
+    assert data["variants"]["dk_faces"] == [-1, 0, 1] and data["variants"]["luck_tokens"] == 1
+
+
+def test_a_long_value_is_cut_with_its_length(capsys):
+    line = refused(capsys, "duel", "tristat", "--a", "body=" + "9" * 5000, "--b", "novice")
+    assert "(5,000 characters)" in line and len(line) < 250
+
+
+def test_a_long_parsed_integer_is_cut_with_its_length(capsys, tmp_path):
+    path = tmp_path / "hero.toml"
+    path.write_text(f"body = {'7' * 400}\n")
+    line = refused(capsys, "duel", "tristat", "--a", str(path), "--b", "novice")
+    assert "(400 digits)" in line and len(line) < 300
+
+
+def test_a_long_archetype_name_is_cut(capsys):
+    line = refused(capsys, "duel", "tristat", "--a", "x" * 3000, "--b", "novice")
+    assert "(3,000 characters)" in line and len(line) < 400
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e400", "Infinity"])
+def test_inf_and_nan_refused_where_a_number_is_typed(capsys, value):
+    line = refused(capsys, "check", "tristat", f"--target={value}")
+    assert f"target = '{value}'" in line and "integer" in line
+
+
+def test_inf_refused_in_an_optional_number(capsys):
+    line = refused(capsys, "check", "onesix", "--rating", "9", "--variant", "explode_depth=inf")
+    assert "explode_depth = 'inf'" in line and "or none" in line
+
+
+def test_probability_printed_with_enough_digits():
+    from analysis.tables import prob
+
+    for p in (1 - 1e-7, 1 - 1e-12, 1e-9, 3e-7):
+        assert float(prob(p)) not in (0.0, 1.0)
+        assert abs(float(prob(p)) - p) <= abs(p - round(p)) / 2
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["check"], ["required: SYSTEM"]),
+    (["check", "tristat", "--target"], ["--target", "expected one argument"]),
+    (["check", "tristat", "--bogus"], ["unrecognized arguments: --bogus"]),
+    (["chekc"], ["invalid choice: 'chekc'"]),
+    (["duel", "tristat", "--a", "novice"], ["required: --b"]),
+    (["check", "tristat", "--tar", "7"], ["unrecognized arguments: --tar"]),
+    ([], ["required: COMMAND"]),
+])
+def test_usage_errors_are_one_line_and_a_hint(capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    lines = err.splitlines()
+    assert code == 2 and out == "" and len(lines) == 2, err
+    assert lines[0].startswith("dicelab") and ": error: " in lines[0] and "usage:" not in err
+    assert lines[1].startswith("hint: try 'dicelab") and lines[1].endswith("--help'")
+    for word in words:
+        assert word in lines[0]
+
+
+def test_usage_error_hint_names_the_command_and_system(capsys):
+    _, _, err = run(capsys, "check", "tristat", "--bogus")
+    assert err.splitlines() == ["dicelab check tristat: error: unrecognized arguments: --bogus",
+                                "hint: try 'dicelab check tristat --help'"]
+
+
+def test_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
+    import analysis.cli.checks
+
+    def broken(ns):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(analysis.cli.checks, "run_check", broken)
+    monkeypatch.delenv("DICELAB_DEBUG", raising=False)
+    code, out, err = run(capsys, "check", "tristat")
+    assert code == 1 and out == ""
+    assert err.splitlines() == ["dicelab check tristat: error: internal error: RuntimeError: boom "
+                                "(set DICELAB_DEBUG=1 to see the traceback)"]
+    monkeypatch.setenv("DICELAB_DEBUG", "1")
+    code, _, err = run(capsys, "check", "tristat")
+    assert code == 1 and "Traceback" in err and "RuntimeError: boom" in err
+
+
+def test_ctrl_c_exits_130(capsys, monkeypatch):
+    import analysis.cli.checks
+
+    def interrupted(ns):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(analysis.cli.checks, "run_check", interrupted)
+    code, _, err = run(capsys, "check", "tristat")
+    assert code == 130 and err == "dicelab check tristat: interrupted\n"
+
+
+def test_help_and_version_exit_0(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("dicelab ")
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "Exit codes: 0 done, 2 bad input, 130 interrupted, 1 internal error" in out
+
+
+def test_console_script_exit_codes():
+    exe = shutil.which("dicelab") or f"{sys.prefix}/bin/dicelab"
+    usage = subprocess.run([exe, "check", "tristat", "--target"], capture_output=True, text=True)
+    assert usage.returncode == 2 and len(usage.stderr.splitlines()) == 2 and usage.stdout == ""
+    done = subprocess.run([exe, "check", "tristat", "--target", "7"], capture_output=True, text=True)
+    assert done.returncode == 0 and "0.583333" in done.stdout
+
+
+def test_closed_pipe_is_quiet():
+    exe = shutil.which("dicelab") or f"{sys.prefix}/bin/dicelab"
+    proc = subprocess.run(f"'{exe}' table tristat --format csv | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}",
+                          shell=True, executable="/bin/bash", capture_output=True, text=True)
+    assert proc.stdout.strip() == "0" and proc.stderr == ""
+
+
+# ------------------------------------------------------------------ fast start
+@pytest.mark.parametrize("argv,heavy", [
+    (["--version"], ("numpy", "pandas", "scipy", "numba")),
+    (["--help"], ("numpy", "pandas", "scipy", "numba")),
+    (["check", "tristat", "--target", "7"], ("pandas", "scipy", "numba")),
+    (["table", "tristat"], ("pandas", "scipy", "numba")),
+    (["duel", "tristat", "--help"], ("pandas", "scipy", "numba")),
+])
+def test_start_up_imports_nothing_heavy(argv, heavy):
+    code = ("import sys; from analysis.cli import main; rc = main(sys.argv[1:]); "
+            f"print(repr(sorted(m for m in {heavy!r} if m in sys.modules)), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_lazy_parser_has_the_same_options_as_the_full_one():
+    from analysis.cli import build_parser
+
+    def options(parser, path):
+        for word in path:
+            parser = next(a for a in parser._actions if a.dest in ("command", "system")).choices[word]
+        return sorted(s for a in parser._actions for s in a.option_strings)
+
+    full = build_parser()
+    for path in (["check", "tristat"], ["duel", "kurs"], ["table", "onesix"], ["systems"], ["archetypes"]):
+        assert options(build_parser(path + ["--x"]), path) == options(full, path)

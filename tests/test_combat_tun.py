@@ -1,8 +1,10 @@
-"""ТУН combat: the seed's knife throw, exchanges and duels against independent enumeration and recursion."""
+"""ТУН combat: the seed's examples, penalties, resistance, turns and finishing against independent
+enumeration and recursion written here from the rule text (RULES.md section 3, the seed)."""
 
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from functools import lru_cache
 
@@ -12,143 +14,380 @@ from hypothesis import strategies as st
 
 from analysis.cli import main
 from analysis.fighters import archetypes, load_fighter
+from analysis.params import DicelabError
 from analysis.system import get_system
 from analysis.systems import tun
-from tests.brute import TUN_CRIT, enumerate_dice, tun_outcome, tun_rolls
+from tests.brute import enumerate_dice, tun_rolls
 
 SYSTEM = get_system("tun")
+BOOK = tun.Rules().to_dict()
+DICE_EXTREMES = {"3d6": (3, 18), "1d20": (1, 20), "1d6x3": (3, 18)}
+AIM_TABLE = {"none": 0, "arm": 2, "leg": 1, "head": 3, "hand": 6, "foot": 5, "knee": 5}
+"""The seed's table «Прицельная стрельба» (penalties), as printed."""
 
 
 # ----------------------------------------------------- independent brute force
 def sheet(f):
-    """The stat block as plain numbers, from the seed's formulas: volume X + ДО, defense ceil(X/2) + ДЗ."""
-    return {"body": f.body, "feature": f.attack_feature, "volume": f.body + f.extra_volume,
-            "defense": (f.body + 1) // 2 + f.extra_defense, "defends": f.defends,
-            "n": f.weapon_n, "b": f.weapon_b, "dice": f.dice}
+    """The stat block as plain numbers: volume X + ДО; defense (X / divisor rounded up) + ДЗ comes later."""
+    return {k: getattr(f, k) for k in ("body", "attack_feature", "extra_volume", "extra_defense", "defends", "weapon_n",
+                                      "weapon_b", "dice", "ranged", "size", "reaction", "moving", "aim", "turn_policy")}
 
 
-def attack_brute(att, dfn, le=False, crits=False):
-    """[(p, trauma or None for a miss, critical)] of one attack, roll by roll, in exact fractions."""
-    limit = att["body"] + att["feature"] - (dfn["defense"] if dfn["defends"] else 0)
+def volume(x):
+    return x["body"] + x["extra_volume"]
+
+
+def limit_brute(att, dfn, r, mode="normal"):
+    """«Итоговый штраф»: -[Защита] - (Разм(З) - Разм(А)) [- distance]; plus moving and aiming, from the text.
+
+    Defense: melee iff the target consciously defends; ranged iff it moves (or, under the agreed convention,
+    iff it defends); a helpless target has none.  A last word cannot move.
+    """
+    limit = att["body"] + att["attack_feature"]
+    if mode != "helpless":
+        if att["ranged"]:
+            counts = dfn["moving"] if r["ranged_defense"] == "moving" else dfn["defends"]
+        else:
+            counts = dfn["defends"]
+        if counts:
+            limit -= math.ceil(dfn["body"] / r["defense_divisor"]) + dfn["extra_defense"]
+    gap = dfn["size"] - att["size"]
+    limit -= gap if r["size_bonus"] or gap > 0 else 0
+    if att["ranged"] and r["distance"] > r["distance_step"]:
+        limit -= (math.ceil(r["distance"] / r["distance_step"]) - 1) * r["distance_penalty"]
+    if att["moving"] and mode != "last_word":
+        limit -= r["moving_penalty"]
+    if att["aim"] != "none":
+        limit -= r[f"aim_penalty_{att['aim']}"]
+    return limit
+
+
+def outcome(dice, limit, value, r):
+    """(success, E) of one roll: strictly below the limit (or <=), criticals as the seed recommends."""
+    lo, hi = DICE_EXTREMES[dice]
+    e = limit - value
+    if r["crits"] and value == lo:
+        return True, max(e, 0) + r[f"crit_bonus_{dice}"]
+    if r["crits"] and value == hi:
+        return False, e
+    return (value <= limit if r["success_rule"] == "le" else value < limit), e
+
+
+def attack_brute(att, dfn, r, mode="normal"):
+    """[(p, trauma or None for a miss)] of one attack, roll by roll, in exact fractions."""
+    limit = limit_brute(att, dfn, r, mode)
     out = []
-    for roll, p in tun_rolls(att["dice"]):
-        ok, e = tun_outcome(att["dice"], limit, roll, le, crits)
-        out.append((p, e * att["n"] + att["b"] if ok else None, crits and roll == TUN_CRIT[att["dice"]][0]))
+    for value, p in tun_rolls(att["dice"]):
+        ok, e = outcome(att["dice"], limit, value, r)
+        out.append((p, e * att["weapon_n"] + att["weapon_b"] if ok else None))
     return out
 
 
-def status(trauma, volume):
-    return "dead" if trauma > 2 * volume else "out" if trauma >= volume else "up"
+def round_turns(first, second, policy, n, cost, rnd):
+    """(who, actions) of each turn of round ``rnd`` in order, from the seed's «Пошаговый бой»: the first in
+    order may delay until the other's first action (which then finishes its turn); the second may skip round 1
+    and lead every later round, with ``cost`` actions fewer in round 2; a delay whose event never comes acts at
+    the end of the round."""
+    skipper = policy[second] == "initiative_skip"
+    if skipper and rnd == 1:
+        return [(second, 0), (first, n)] if policy[first] == "delay" else [(first, n), (second, 0)]
+    lead, follow = (second, first) if skipper else (first, second)
+    actions = n - cost if skipper and rnd == 2 else n
+    if policy[lead] == "delay":
+        return [(follow, 1), (lead, actions), (follow, n - 1)]
+    return [(lead, actions), (follow, n)]
 
 
-def duel_brute(a, b, le=False, crits=False, last_word=True, dying=True, order="body"):
-    """(P(A wins), P(B wins), P(both out), P(A dead), P(B dead), E[rounds]) by recursion over (trauma A, trauma B).
+def duel_brute(a, b, r):
+    """Every figure of a duel by recursion over (round, trauma A, trauma B), walked action by action.
 
-    Every round is walked attack by attack: the first fighter's two attacks (the second stops if the
-    target is out), then the second fighter's last word (one attack, +1 trauma) if it was put out,
-    otherwise its two attacks.  Floats: the self-loop divisions make exact fractions grow without bound.
+    After every turn, a fighter put out whose own turn has not yet come this round speaks its last word
+    (``last_word_actions`` actions, each while the other is up and costing ``last_word_trauma``; a dying
+    fighter only under ``dying_last_word``).  Rounds from the third repeat.  With ``after_out=finish`` the
+    winner then attacks the helpless loser until it is dying or ``finish_attacks`` attacks are made.
+    Floats: the self-loop divisions make exact fractions grow without bound.
     """
-    hits = {}
-    for att, dfn, x, y in (("a", "b", a, b), ("b", "a", b, a)):
-        pmf = {}
-        for p, t, _ in attack_brute(x, y, le, crits):
-            pmf[t or 0] = pmf.get(t or 0, 0) + p
-        hits[att, dfn] = [(float(p), t) for t, p in pmf.items()]
-    vol = {"a": a["volume"], "b": b["volume"]}
+    f = {"a": a, "b": b}
+    vol = {s: volume(x) for s, x in f.items()}
+    line = {s: r["death_multiple"] * v for s, v in vol.items()}
+    cap = {s: line[s] + 1 for s in f}
+    other = {"a": "b", "b": "a"}
+    pmf = {}
+    for s in "ab":
+        for mode in ("normal", "last_word", "helpless"):
+            acc = {}
+            for p, t in attack_brute(f[s], f[other[s]], r, mode):
+                acc[t or 0] = acc.get(t or 0, 0) + float(p)
+            pmf[s, mode] = list(acc.items())
+    policy = {s: x["turn_policy"] for s, x in f.items()}
 
-    def turn(att, dfn, trauma):
-        out = []
-        for p1, d1 in hits[att, dfn]:
-            if status(trauma + d1, vol[dfn]) != "up":
-                out.append((p1, trauma + d1))
-                continue
-            out += [(p1 * p2, trauma + d1 + d2) for p2, d2 in hits[att, dfn]]
-        return out
+    def up(s, t):
+        return t[s] < vol[s]
 
-    def round_from(first, second, t):
+    def hit(dist, s, mode, cost=0):
+        """s attacks the other once in each state of ``dist`` where both (or, speaking, the other) are up."""
+        o = other[s]
         nxt = {}
-        for p1, ts in turn(first, second, t[second]):
-            st_second = status(ts, vol[second])
-            if st_second == "up":
-                results = [(p1 * p2, {first: tf, second: ts}) for p2, tf in turn(second, first, t[first])]
-            elif last_word and (st_second == "out" or dying):
-                results = [(p1 * p2, {first: t[first] + d, second: ts + 1}) for p2, d in hits[second, first]]
-            else:
-                results = [(p1, {first: t[first], second: ts})]
-            for p, s in results:
-                nxt[s["a"], s["b"]] = nxt.get((s["a"], s["b"]), 0.0) + p
+        for (ta, tb, spoke), p in dist.items():
+            t = {"a": ta, "b": tb}
+            if not up(o, t) or (mode == "normal" and not up(s, t)):
+                nxt[ta, tb, spoke] = nxt.get((ta, tb, spoke), 0.0) + p
+                continue
+            for d, q in pmf[s, mode]:
+                u = dict(t)
+                u[o] = min(u[o] + d, cap[o])
+                u[s] = min(u[s] + cost, cap[s])
+                key = (u["a"], u["b"], spoke)
+                nxt[key] = nxt.get(key, 0.0) + p * q
         return nxt
 
-    def solve_from(first, second):
+    def play(ta, tb, rnd, first):
+        dist = {(ta, tb, ""): 1.0}
+        came = set()
+        n = r["actions_per_turn"]
+        for side, k in round_turns(first, other[first], policy, n, r["initiative_skip_cost"], rnd):
+            came.add(side)
+            for _ in range(k):
+                dist = hit(dist, side, "normal")
+            for x in "ab":
+                if x in came or not r["last_word"]:
+                    continue
+                speaking = {}
+                for (sa, sb, spoke), p in dist.items():
+                    t = {"a": sa, "b": sb}
+                    ready = not up(x, t) and up(other[x], t) and x not in spoke
+                    ready = ready and (r["dying_last_word"] or t[x] <= line[x])
+                    key = (sa, sb, spoke + x if ready else spoke)
+                    speaking[key] = speaking.get(key, 0.0) + p
+                rest = {k: p for k, p in speaking.items() if x not in k[2]}
+                talk = {k: p for k, p in speaking.items() if x in k[2]}
+                for _ in range(r["last_word_actions"]):
+                    talk = hit(talk, x, "last_word", r["last_word_trauma"])
+                dist = rest
+                for k, p in talk.items():
+                    dist[k] = dist.get(k, 0.0) + p
+        out = {}
+        for (sa, sb, _), p in dist.items():
+            out[sa, sb] = out.get((sa, sb), 0.0) + p
+        return out
+
+    @lru_cache(maxsize=None)
+    def finish(victim, t, left):
+        """(P(victim dying), E[attacks]) of the winner's attacks on the helpless victim."""
+        if t > line[victim] or left == 0:
+            return float(t > line[victim]), 0.0
+        dying, attacks = 0.0, 1.0
+        for d, q in pmf[other[victim], "helpless"]:
+            pd, pa = finish(victim, min(t + d, cap[victim]), left - 1)
+            dying += q * pd
+            attacks += q * pa
+        return dying, attacks
+
+    def end(ta, tb):
+        """(A wins, B wins, both out, A dying, B dying, rounds 0, finishing attacks, one side out)."""
+        t = {"a": ta, "b": tb}
+        dying = {s: float(t[s] > line[s]) for s in "ab"}
+        attacks, one = 0.0, float(up("a", t) != up("b", t))
+        if r["after_out"] == "finish" and one:
+            victim = "a" if up("b", t) else "b"
+            dying[victim], attacks = finish(victim, t[victim], r["finish_attacks"])
+        return (float(up("a", t) and not up("b", t)), float(up("b", t) and not up("a", t)),
+                float(not up("a", t) and not up("b", t)), dying["a"], dying["b"], 0.0, attacks, one)
+
+    def solve(first):
         @lru_cache(maxsize=None)
-        def value(ta, tb):
-            sa, sb = status(ta, vol["a"]), status(tb, vol["b"])
-            if sa != "up" or sb != "up":
-                return (float(sa == "up"), float(sb == "up"), float(sa != "up" and sb != "up"),
-                        float(sa == "dead"), float(sb == "dead"), 0.0)
-            nxt = round_from(first, second, {"a": ta, "b": tb})
-            stay = nxt.pop((ta, tb), 0.0)
-            acc = [0.0] * 5 + [1.0]
+        def value(rnd, ta, tb):
+            if not (up("a", {"a": ta, "b": tb}) and up("b", {"a": ta, "b": tb})):
+                return end(ta, tb)
+            nxt = play(ta, tb, rnd, first)
+            stay = nxt.pop((ta, tb), 0.0) if rnd == 3 else 0.0
+            acc = [0.0] * 5 + [1.0, 0.0, 0.0]
             for (na, nb), p in nxt.items():
-                for k, v in enumerate(value(na, nb)):
+                for k, v in enumerate(value(min(rnd + 1, 3), na, nb)):
                     acc[k] += p * v
             return tuple(x / (1 - stay) for x in acc)
-        return value(0, 0)
+        return value(1, 0, 0)
 
-    if order == "body" and a["body"] != b["body"]:
-        weights = {("a", "b"): float(a["body"] > b["body"]), ("b", "a"): float(b["body"] > a["body"])}
-    else:
-        weights = {("a", "b"): 0.5, ("b", "a"): 0.5}
-    parts = [(w, solve_from(*fs)) for fs, w in weights.items() if w > 0]
-    return tuple(sum(w * v[k] for w, v in parts) for k in range(6))
+    keys = {"body": ["body"], "roll": [], "reaction": ["reaction", "body"]}[r["turn_order"]]
+    p_a = 0.5
+    for key in keys:
+        if a[key] != b[key]:
+            p_a = float(a[key] > b[key])
+            break
+    parts = [(w, solve(first)) for first, w in (("a", p_a), ("b", 1 - p_a)) if w > 0]
+    v = [sum(w * x[k] for w, x in parts) for k in range(8)]
+    names = ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dying", "p_b_dying", "mean_rounds")
+    out = dict(zip(names, v))
+    out["finish_attacks"] = v[6] / v[7] if v[7] > 0 else 0.0
+    return out
 
 
 def fighter(name):
     return load_fighter(SYSTEM, name)
 
 
-# ------------------------------------------------------ the seed's knife throw
-def test_red_throws_a_knife_at_blue():
-    """13 + 6 - 6: Blue's Body defense is ceil(12/2) = 6; 'if the dice show less than 13, Red hits'."""
+def rules_dict(**changes):
+    return {**BOOK, **changes}
+
+
+# ------------------------------------------------------ the seed's worked examples
+def test_red_throws_a_knife_at_blue_under_the_agreed_convention():
+    """«Заранее договорено, что рефлекторная защита в бою зависит от Телесной защиты»: 13 + 6 - 6, hit below 13.
+
+    Red's throw is ranged; the seed's limit needs ranged_defense=defends.  By default a ranged attack counts
+    Blue's defense only while Blue moves: standing Blue gives 13 + 6 = 19, a moving Blue the seed's 13."""
     red, blue = fighter("red"), fighter("blue")
-    assert (blue.body + 1) // 2 == 6 == blue.derived(tun.Rules())["body_defense"]
-    assert tun.attack_limit(red, blue) == 13
+    assert red.ranged and (blue.body + 1) // 2 == 6 == blue.derived(tun.Rules())["body_defense"]
+    agreed = tun.Rules(ranged_defense="defends")
+    assert tun.attack_limit(agreed, red, blue) == 13
     below = Fraction(sum(1 for r, _ in enumerate_dice(range(1, 7), 3) if sum(r) < 13), 216)
     at_most = Fraction(sum(1 for r, _ in enumerate_dice(range(1, 7), 3) if sum(r) <= 13), 216)
     assert below == Fraction(160, 216) and at_most == Fraction(181, 216)
-    assert tun.exchange(tun.Rules(), red, blue).p_hit == pytest.approx(float(below), abs=1e-12)
-    assert tun.exchange(tun.Rules(success_rule="le"), red, blue).p_hit == pytest.approx(float(at_most), abs=1e-12)
+    assert tun.exchange(agreed, red, blue).p_hit == pytest.approx(float(below), abs=1e-12)
+    assert tun.exchange(agreed.replace(success_rule="le"), red, blue).p_hit == pytest.approx(float(at_most), abs=1e-12)
+    default = tun.Rules()
+    assert tun.attack_limit(default, red, blue) == 19
+    assert tun.exchange(default, red, blue).p_hit == pytest.approx(1, abs=1e-12)
+    assert tun.attack_limit(default, red, blue.replace(moving=True)) == 13
 
 
 def test_knife_trauma_is_e_times_two_plus_one():
     """The seed: E = 2 with a weapon 'E*2 + 1, ТТ' inflicts 2*2 + 1 = 5 Body trauma."""
     red, blue = fighter("red"), fighter("blue")
-    res = tun.resolve(tun.Rules(), red, blue, {"attack": 11})
+    agreed = tun.Rules(ranged_defense="defends")
+    res = tun.resolve(agreed, red, blue, {"attack": 11})
     assert res.hit and res.fields["effectiveness"] == 2 and res.damage == 5 and res.marked == 5
     assert res.fields["limit"] == 13 and res.fields["trauma_after"] == 5 and res.fields["condition"] == "up"
-    assert not tun.resolve(tun.Rules(), red, blue, {"attack": 13}).hit
-    edge = tun.resolve(tun.Rules(success_rule="le"), red, blue, {"attack": 13})
+    assert not tun.resolve(agreed, red, blue, {"attack": 13}).hit
+    edge = tun.resolve(agreed.replace(success_rule="le"), red, blue, {"attack": 13})
     assert edge.hit and edge.fields["effectiveness"] == 0 and edge.damage == 1
 
 
-def test_resolve_conditions_and_criticals():
-    red, blue = fighter("red"), fighter("blue")
-    out = tun.resolve(tun.Rules(), red, blue, {"attack": 5})  # E = 8: 17 trauma >= volume 12
-    assert out.damage == 17 and out.fields["condition"] == "out"
-    crit = tun.resolve(tun.Rules(crits=True), red, blue, {"attack": 3})  # E = 10 + 6: 33 > 2 x 12
-    assert crit.fields["critical"] and crit.damage == 33 and crit.fields["condition"] == "dead"
-    weak = red.replace(attack_feature=-12)
-    assert tun.resolve(tun.Rules(crits=True), weak, blue, {"attack": 3}).damage == (0 + 6) * 2 + 1
-    assert not tun.resolve(tun.Rules(crits=True, success_rule="le"), red.replace(attack_feature=12), blue, {"attack": 18}).hit
+SHOOTING_TABLE = {0: [0, -1, -2, -3], 1: [-1, -2, -3, -4], 3: [-3, -4, -5, -6], 4: [-4, -5, -6, -7]}
+"""The seed's «Штрафы для человека при стрельбе без учёта Защиты»: size (man, cat, beer can, matchbox) by
+distance band 0-10, 10-20, 20-30, 30-40 m."""
+
+
+@pytest.mark.parametrize("size", sorted(SHOOTING_TABLE))
+def test_the_seeds_shooting_table(size):
+    man = tun.Fighter(body=10, ranged=True)
+    target = tun.Fighter(body=10, size=size)  # standing still: no defense against a shot
+    for band, printed in enumerate(SHOOTING_TABLE[size]):
+        rules = tun.Rules(distance=10 * band + 5)
+        assert tun.attack_limit(rules, man, target) - 10 == printed
+    assert tun.attack_limit(tun.Rules(distance=10), man, target) == 10 + SHOOTING_TABLE[size][0]
+    assert tun.attack_limit(tun.Rules(distance=10_000), man, target) == 10 - 999 - size
+
+
+def test_the_seeds_aim_table():
+    shooter, target = tun.Fighter(body=10, ranged=True), tun.Fighter(body=10)
+    for aim, penalty in AIM_TABLE.items():
+        assert tun.attack_limit(tun.Rules(), shooter.replace(aim=aim), target) == 10 - penalty
+
+
+def test_defense_counts_in_melee_iff_the_target_defends_and_a_moving_target_costs_nothing_more():
+    att, dfn = tun.Fighter(body=12), tun.Fighter(body=11, extra_defense=1)  # defense ceil(11/2) + 1 = 7
+    rules = tun.Rules()
+    assert tun.attack_limit(rules, att, dfn) == 12 - 7
+    assert tun.attack_limit(rules, att, dfn.replace(defends=False)) == 12
+    assert tun.attack_limit(rules, att, dfn.replace(moving=True)) == 12 - 7
+    assert tun.attack_limit(rules, att.replace(moving=True), dfn) == 12 - 7 - 1
+    assert tun.attack_limit(rules.replace(moving_penalty=3), att.replace(moving=True), dfn) == 12 - 7 - 3
+    assert tun.attack_limit(rules, att.replace(moving=True), dfn, tun.LAST_WORD) == 12 - 7  # a last word cannot move
+    assert tun.attack_limit(rules, att, dfn, tun.HELPLESS) == 12
+    assert tun.attack_limit(rules.replace(defense_divisor=3), att, dfn) == 12 - 5
+    assert tun.attack_limit(rules.replace(distance=95), att, dfn) == 12 - 7  # melee: distance does not count
+
+
+def test_size_penalty_only_when_the_target_is_smaller_unless_size_bonus():
+    cat, man, giant = tun.Fighter(size=1, defends=False), tun.Fighter(defends=False), tun.Fighter(size=-2, defends=False)
+    rules = tun.Rules()
+    assert tun.attack_limit(rules, man, cat) == 9 and tun.attack_limit(rules, cat, man) == 10
+    assert tun.attack_limit(rules, man, giant) == 10 and tun.attack_limit(rules, giant, man) == 8
+    both = tun.Rules(size_bonus=True)
+    assert tun.attack_limit(both, cat, man) == 11 and tun.attack_limit(both, man, giant) == 12
+
+
+@pytest.mark.parametrize("kw,words", [
+    (dict(aim="head"), ["aim", "head", "melee"]),
+    (dict(size=11), ["size", "11", "-10..10"]),
+    (dict(turn_policy="wait"), ["turn_policy", "wait", "act, delay, initiative_skip"]),
+])
+def test_bad_fighters_are_refused_in_one_line(kw, words):
+    with pytest.raises(DicelabError) as err:
+        tun.Fighter(**kw)
+    assert "\n" not in str(err.value) and all(w in str(err.value) for w in words)
+
+
+def test_initiative_skip_cannot_cost_more_than_a_turn():
+    with pytest.raises(DicelabError, match="initiative_skip_cost = 3 is not allowed; allowed: .*0..actions_per_turn"):
+        tun.Rules(initiative_skip_cost=3)
+    assert tun.Rules(actions_per_turn=3, initiative_skip_cost=3).initiative_skip_cost == 3
+
+
+# ------------------------------------------------------------------- resistance (c)
+def resist_brute(attacker, resister, r):
+    """(P(the action succeeds), P(it succeeds and is resisted)) over both rolls, from the text: the resister
+    checks against its limit less the action's E."""
+    success = resisted = Fraction(0)
+    for va, pa in tun_rolls(attacker[1]):
+        ok, e = outcome(attacker[1], attacker[0], va, r)
+        if not ok:
+            continue
+        success += pa
+        for vr, pr in tun_rolls(resister[1]):
+            held, _ = outcome(resister[1], resister[0] - e, vr, r)
+            resisted += pa * pr if held else 0
+    return success, resisted
+
+
+@pytest.mark.parametrize("attacker,resister,variants", [
+    ((12, "3d6"), (13, "3d6"), {}),
+    ((14, "3d6"), (11, "1d20"), {"success_rule": "le"}),
+    ((9, "1d6x3"), (15, "3d6"), {"crits": True}),
+    ((16, "1d20"), (12, "1d6x3"), {"crits": True, "success_rule": "le", "crit_bonus_1d20": 5}),
+])
+def test_resistance_matches_enumeration(attacker, resister, variants):
+    rules = tun.Rules(**variants)
+    res = tun.resist(rules, tun.CheckArgs(limit=attacker[0], dice=attacker[1]),
+                     tun.CheckArgs(limit=resister[0], dice=resister[1]))
+    success, resisted = resist_brute(attacker, resister, rules_dict(**variants))
+    assert res.extra["p_attack_success"] == pytest.approx(float(success), abs=1e-12)
+    assert res.extra["p_resisted"] == pytest.approx(float(resisted), abs=1e-12)
+    assert res.extra["p_resist"] == pytest.approx(float(resisted / success), abs=1e-12)
+    assert res.p_a_wins == pytest.approx(float(success - resisted), abs=1e-12)
+    assert res.p_a_wins + res.p_b_wins == pytest.approx(1, abs=1e-12) and res.p_tie == 0
+    assert res.margin.total() == pytest.approx(1, abs=1e-12)
+
+
+def test_resistance_seed_example_balancing_against_a_shot_of_effectiveness_4():
+    """«Красный ... должен сделать бросок для проверки балансирования с дополнительным штрафом 4»."""
+    res = tun.resist(tun.Rules(), tun.CheckArgs(limit=10), tun.CheckArgs(limit=14))
+    below_10 = Fraction(sum(1 for r, _ in enumerate_dice(range(1, 7), 3) if sum(r) < 14 - 4), 216)
+    assert res.extra["resist_by_effectiveness"]["4"] == pytest.approx(float(below_10), abs=1e-12)
+    assert res.extra["p_resist"] is not None
+
+
+def test_resistance_cli(capsys):
+    code = main(["opposed", "tun", "--a", "limit=12", "--b", "limit=13", "--mode", "resist", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    success, resisted = resist_brute((12, "3d6"), (13, "3d6"), BOOK)
+    assert code == 0 and data["mode"] == "resist"
+    assert data["p_a_wins"] == pytest.approx(float(success - resisted), abs=1e-12)
+    code = main(["opposed", "tun", "--a", "limit=12", "--b", "limit=13", "--mode", "resist"])
+    out = capsys.readouterr().out
+    assert code == 0 and "resistance (c)" in out and "p_resist" in out
 
 
 # -------------------------------------------------------------------- exchange
 EXCHANGES = [
     ("red", "blue", {}, {}),
+    ("red", "archetype=blue,moving=true,size=1", {"distance": 33}, {"aim": "head"}),
     ("veteran", "master", {"crits": True}, {}),
-    ("master", "berserker", {"success_rule": "le"}, {}),
-    ("novice_armed", "trained", {"crits": True, "success_rule": "le"}, {"dice": "1d20"}),
-    ("trained", "novice", {"crits": True}, {"dice": "1d6x3", "weapon_n": 3, "weapon_b": 2}),
+    ("master", "berserker", {"success_rule": "le", "size_bonus": True}, {"size": 1}),
+    ("novice_armed", "trained", {"crits": True, "success_rule": "le"}, {"dice": "1d20", "moving": True}),
+    ("trained", "novice", {"crits": True, "crit_bonus_1d6x3": 1}, {"dice": "1d6x3", "weapon_n": 3, "weapon_b": 2}),
+    ("veteran", "trained", {"death_multiple": 1, "defense_divisor": 4}, {"weapon_b": 6}),
 ]
 
 
@@ -157,39 +396,82 @@ def test_exchange_matches_enumeration(a_name, b_name, variants, change):
     rules = tun.Rules(**variants)
     att, dfn = fighter(a_name).replace(**change), fighter(b_name)
     res = tun.exchange(rules, att, dfn)
-    brute = attack_brute(sheet(att), sheet(dfn), rules.success_rule == "le", rules.crits)
-    miss = sum((p for p, t, _ in brute if t is None), Fraction(0))
-    crit = sum((p for p, t, c in brute if c and t is not None), Fraction(0))
+    brute = attack_brute(sheet(att), sheet(dfn), rules_dict(**variants))
+    miss = sum((p for p, t in brute if t is None), Fraction(0))
     dmg, after = {}, {}
-    for p, t, _ in brute:
+    line = rules.death_multiple * volume(sheet(dfn))
+    for p, t in brute:
         dmg[t or 0] = dmg.get(t or 0, 0) + p
-        cond = status(t or 0, dfn.body + dfn.extra_volume)
-        key = f"trauma {t or 0}" if cond == "up" else f"out (trauma {t})" if cond == "out" else "dead"
+        t = t or 0
+        key = "dying" if t > line else f"out (trauma {t})" if t >= volume(sheet(dfn)) else f"trauma {t}"
         after[key] = after.get(key, 0) + p
     assert res.p_miss == pytest.approx(float(miss), abs=1e-12)
     assert res.p_hit == pytest.approx(float(1 - miss), abs=1e-12)
-    assert res.p_critical == pytest.approx(float(crit), abs=1e-12)
     assert res.p_defended == 0 and res.p_graze == 0
     for d, p in dmg.items():
         assert res.damage.pmf(d) == pytest.approx(float(p), abs=1e-12)
     assert set(res.condition_after) == {k for k, p in after.items() if p > 0}
     for k, p in after.items():
         assert res.condition_after.get(k, 0.0) == pytest.approx(float(p), abs=1e-12)
+    assert res.notes[0].endswith(f"= {limit_brute(sheet(att), sheet(dfn), rules_dict(**variants))}")
+
+
+def test_resolve_conditions_and_criticals():
+    red, blue = fighter("red"), fighter("blue")
+    agreed = tun.Rules(ranged_defense="defends")
+    out = tun.resolve(agreed, red, blue, {"attack": 5})  # E = 8: 17 trauma >= volume 12
+    assert out.damage == 17 and out.fields["condition"] == "out"
+    crit = tun.resolve(agreed.replace(crits=True), red, blue, {"attack": 3})  # E = 10 + 6: 33 > 2 x 12
+    assert crit.fields["critical"] and crit.damage == 33 and crit.fields["condition"] == "dying"
+    weak = red.replace(attack_feature=-12)
+    assert tun.resolve(agreed.replace(crits=True), weak, blue, {"attack": 3}).damage == (0 + 6) * 2 + 1
+    assert tun.resolve(agreed.replace(crits=True, crit_bonus_3d6=1), weak, blue, {"attack": 3}).damage == 3
+    assert not tun.resolve(tun.Rules(crits=True, success_rule="le"), red.replace(attack_feature=12), blue,
+                           {"attack": 18}).hit
+    assert tun.resolve(agreed.replace(death_multiple=1), red, blue, {"attack": 5}).fields["condition"] == "dying"
 
 
 # ----------------------------------------------------------------------- duels
 SMALL = [
     (dict(body=4, attack_feature=8), dict(body=5, attack_feature=7, extra_volume=1, weapon_b=1), {}),
     (dict(body=4, attack_feature=8), dict(body=5, attack_feature=7, extra_volume=1, weapon_b=1), {"last_word": False}),
-    (dict(body=5, attack_feature=9, weapon_n=2, weapon_b=1), dict(body=5, attack_feature=8, extra_defense=1, weapon_n=2), {}),
     (dict(body=5, attack_feature=9, weapon_n=2, weapon_b=1), dict(body=5, attack_feature=8, extra_defense=1, weapon_n=2),
      {"turn_order": "roll", "last_word": False}),
     (dict(body=3, attack_feature=9, weapon_n=3, weapon_b=2), dict(body=4, attack_feature=6, weapon_n=2, dice="1d6x3"),
      {"dying_last_word": False}),
-    (dict(body=3, attack_feature=9, weapon_n=3, weapon_b=2), dict(body=4, attack_feature=6, weapon_n=2, dice="1d6x3"), {}),
     (dict(body=6, attack_feature=4, dice="1d20", defends=False), dict(body=3, attack_feature=10, extra_volume=2),
      {"crits": True, "success_rule": "le"}),
-    (dict(body=2, attack_feature=-3), dict(body=3, attack_feature=-4), {"crits": True}),
+    # shooting: distance, size, a moving target, aimed shots, the agreed convention, size both ways
+    (dict(body=5, attack_feature=9, ranged=True, aim="leg"), dict(body=5, attack_feature=8, moving=True, size=1),
+     {"distance": 25}),
+    (dict(body=5, attack_feature=9, ranged=True), dict(body=4, attack_feature=8, size=-1, weapon_b=1),
+     {"distance": 12, "ranged_defense": "defends", "size_bonus": True}),
+    (dict(body=4, attack_feature=7, moving=True, weapon_n=2), dict(body=5, attack_feature=6, size=1), {"crits": True}),
+    # turns: reaction, delay, initiative skip, both
+    (dict(body=4, attack_feature=8, reaction=1), dict(body=5, attack_feature=7, weapon_b=1), {"turn_order": "reaction"}),
+    (dict(body=5, attack_feature=8, turn_policy="delay", weapon_b=1), dict(body=4, attack_feature=8, weapon_n=2), {}),
+    (dict(body=5, attack_feature=8, weapon_b=1), dict(body=4, attack_feature=8, turn_policy="initiative_skip"), {}),
+    (dict(body=5, attack_feature=8, turn_policy="delay"), dict(body=4, attack_feature=9, turn_policy="initiative_skip"),
+     {}),
+    (dict(body=4, attack_feature=8, turn_policy="delay"), dict(body=4, attack_feature=8, turn_policy="initiative_skip"),
+     {"actions_per_turn": 3, "initiative_skip_cost": 2}),
+    (dict(body=4, attack_feature=8, turn_policy="delay", weapon_b=1), dict(body=4, attack_feature=7, extra_volume=1),
+     {"actions_per_turn": 3, "turn_order": "roll", "dying_last_word": False}),
+    # finishing
+    (dict(body=4, attack_feature=8, weapon_n=2), dict(body=5, attack_feature=7, weapon_b=1),
+     {"after_out": "finish"}),
+    (dict(body=5, attack_feature=9, ranged=True, moving=True, turn_policy="delay"), dict(body=4, attack_feature=8),
+     {"after_out": "finish", "finish_attacks": 2, "lethal_at": "dead"}),
+    (dict(body=4, attack_feature=7, dice="1d20"), dict(body=4, attack_feature=8, turn_policy="initiative_skip"),
+     {"after_out": "finish", "dying_last_word": False, "crits": True}),
+    # house rules that change the fight's shape
+    (dict(body=4, attack_feature=8), dict(body=5, attack_feature=7, weapon_b=1),
+     {"death_multiple": 1, "last_word_trauma": 2, "after_out": "finish"}),
+    (dict(body=4, attack_feature=8, weapon_n=2), dict(body=5, attack_feature=7),
+     {"actions_per_turn": 1, "last_word_actions": 2}),
+    (dict(body=5, attack_feature=7, ranged=True, aim="arm"), dict(body=5, attack_feature=6, moving=True),
+     {"defense_divisor": 5, "moving_penalty": 2, "aim_penalty_arm": 0, "distance": 40, "distance_step": 20,
+      "distance_penalty": 2}),
 ]
 
 
@@ -197,19 +479,37 @@ SMALL = [
 def test_small_duels_match_brute_force_recursion(a_kw, b_kw, variants):
     rules = tun.Rules(**variants)
     a, b = tun.Fighter(**a_kw), tun.Fighter(**b_kw)
-    res = tun.duel(rules, a, b).solution
-    wa, wb, both, da, db, rounds = duel_brute(sheet(a), sheet(b), rules.success_rule == "le", rules.crits,
-                                              rules.last_word, rules.dying_last_word, rules.turn_order)
-    assert res.p_a_wins == pytest.approx(wa, abs=1e-10)
-    assert res.p_b_wins == pytest.approx(wb, abs=1e-10)
-    assert res.p_both_out == pytest.approx(both, abs=1e-10)
-    assert res.p_a_dying == pytest.approx(da, abs=1e-10)
-    assert res.p_b_dying == pytest.approx(db, abs=1e-10)
-    assert res.mean_rounds == pytest.approx(rounds, rel=1e-9)
-    assert res.p_stalemate == 0
-    assert res.p_a_wins + res.p_b_wins + res.p_both_out == pytest.approx(1, abs=1e-9)
-    assert sum(res.rounds.values()) + res.rounds_tail == pytest.approx(1, abs=1e-9)
-    assert (res.p_both_out > 1e-3) == rules.last_word
+    res = tun.duel(rules, a, b)
+    s = res.solution
+    want = duel_brute(sheet(a), sheet(b), rules_dict(**variants))
+    for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dying", "p_b_dying"):
+        assert getattr(s, name) == pytest.approx(want[name], abs=1e-10), name
+    assert s.mean_rounds == pytest.approx(want["mean_rounds"], rel=1e-9)
+    assert s.p_stalemate == 0 and s.truncation < 1e-12
+    assert s.p_a_wins + s.p_b_wins + s.p_both_out == pytest.approx(1, abs=1e-9)
+    assert sum(s.rounds.values()) + s.rounds_tail == pytest.approx(1, abs=1e-9)
+    if rules.after_out == "finish":
+        assert s.finish_attacks == pytest.approx(want["finish_attacks"], rel=1e-9)
+    else:
+        assert s.finish_attacks is None
+    assert s.states <= SYSTEM.duel_states(rules, a, b)
+
+
+def test_delay_takes_the_last_word_away_from_the_opponent():
+    """A (first, always hits for the kill) against B (always hits for the kill): acting in turn, A kills B and B's
+    last word kills A; delaying, A is killed by B's first action and answers with its own last word only."""
+    a = tun.Fighter(body=24, attack_feature=12, weapon_n=2, weapon_b=20, defends=False)
+    b = tun.Fighter(body=23, attack_feature=12, weapon_n=2, weapon_b=20, defends=False)
+    plain = tun.duel(tun.Rules(), a, b).solution
+    assert plain.p_both_out == pytest.approx(1, abs=1e-12)
+    delayed = tun.duel(tun.Rules(), a.replace(turn_policy="delay"), b).solution
+    assert delayed.p_both_out == pytest.approx(1, abs=1e-12)
+    silent = tun.Rules(last_word=False)
+    assert tun.duel(silent, a.replace(turn_policy="delay"), b).solution.p_b_wins == pytest.approx(1, abs=1e-12)
+    skipping = tun.duel(silent, a, b.replace(turn_policy="initiative_skip")).solution
+    assert skipping.p_a_wins == pytest.approx(1, abs=1e-12)  # B skips round 1: A's first action ends it
+    both = tun.duel(silent, a.replace(turn_policy="delay"), b.replace(turn_policy="initiative_skip")).solution
+    assert both.p_a_wins == pytest.approx(1, abs=1e-12)
 
 
 def test_last_word_only_for_the_fighter_yet_to_act():
@@ -217,7 +517,7 @@ def test_last_word_only_for_the_fighter_yet_to_act():
     B put out in A's turn strikes back once (both out); A put out in B's turn has already acted: no last word."""
     a = tun.Fighter(body=24, attack_feature=-2, weapon_n=3, weapon_b=20, defends=False)
     b = tun.Fighter(body=23, attack_feature=12, weapon_n=2)
-    assert tun.attack_limit(a, b) == 10 and tun.attack_limit(b, a) == 35
+    assert tun.attack_limit(tun.Rules(), a, b) == 10 and tun.attack_limit(tun.Rules(), b, a) == 35
     a_misses_twice = (1 - 81 / 216) ** 2
     on = tun.duel(tun.Rules(), a, b).solution
     assert on.p_a_wins == pytest.approx(0, abs=1e-12)
@@ -233,14 +533,22 @@ def test_the_last_word_costs_a_trauma_that_can_kill():
     b = tun.Fighter(body=4, attack_feature=-12)
     on = tun.duel(tun.Rules(), a, b).solution
     off = tun.duel(tun.Rules(last_word=False), a, b).solution
-    assert on.p_b_dying > off.p_b_dead
-    assert on.p_b_dying == pytest.approx(duel_brute(sheet(a), sheet(b))[4], abs=1e-12)
+    assert on.p_b_dying > off.p_b_dying
+    assert on.p_b_dying == pytest.approx(duel_brute(sheet(a), sheet(b), BOOK)["p_b_dying"], abs=1e-12)
 
 
 def test_no_one_can_hurt_anyone_is_a_stalemate():
     weak = tun.Fighter(body=2, attack_feature=-3)
     res = tun.duel(tun.Rules(), weak, weak).solution
     assert res.p_stalemate == 1 and res.p_a_wins == res.p_b_wins == 0
+
+
+def test_reaction_order_then_body_then_a_roll():
+    rules = tun.Rules(turn_order="reaction")
+    assert tun.first_mover(rules, tun.Fighter(reaction=1), tun.Fighter(reaction=0, body=20))[:2] == (1.0, 0.0)
+    assert tun.first_mover(rules, tun.Fighter(reaction=1), tun.Fighter(reaction=1, body=11))[:2] == (0.0, 1.0)
+    assert tun.first_mover(rules, tun.Fighter(), tun.Fighter())[:2] == (0.5, 0.5)
+    assert tun.first_mover(tun.Rules(), tun.Fighter(reaction=5), tun.Fighter(body=11))[:2] == (0.0, 1.0)
 
 
 ARCHETYPES = sorted(archetypes("tun"))
@@ -256,13 +564,37 @@ def test_archetype_duels_are_proper_and_symmetric(a_name):
         assert ab.p_stalemate == 0
         assert ab.p_a_wins == pytest.approx(ba.p_b_wins, abs=1e-9)
         assert ab.p_both_out == pytest.approx(ba.p_both_out, abs=1e-9)
+        assert ab.states <= SYSTEM.duel_states(rules, a, b)
+
+
+def test_finishing_the_trained_armed_mirror_kills():
+    """Issue 11: the trained_armed mirror has P(killed) > 0 under finish; ТУН has no dead level (null)."""
+    f = fighter("trained_armed")
+    stop = tun.duel(tun.Rules(), f, f).to_dict()
+    done = tun.duel(tun.Rules(after_out="finish"), f, f).to_dict()
+    assert done["p_a_killed"] > stop["p_a_killed"] and done["p_a_killed"] > 0.4
+    assert done["p_a_killed"] == done["p_a_dying"] and done["mean_finish_attacks"] > 0
+    assert done["p_a_wins"] == pytest.approx(stop["p_a_wins"], abs=1e-12)
+    dead = tun.duel(tun.Rules(after_out="finish", lethal_at="dead"), f, f).to_dict()
+    assert dead["p_a_dead"] is None and dead["p_a_killed"] is None and "p_a_killed" in dead["null_reasons"]
+    assert dead["p_a_dying"] == pytest.approx(done["p_a_dying"], abs=1e-12)
 
 
 @pytest.mark.parametrize("variant", [dict(last_word=False), dict(dying_last_word=False), dict(turn_order="roll"),
-                                     dict(crits=True), dict(success_rule="le")])
+                                     dict(turn_order="reaction"), dict(crits=True), dict(success_rule="le"),
+                                     dict(ranged_defense="defends"), dict(size_bonus=True), dict(distance=50),
+                                     dict(after_out="finish")])
 def test_every_variant_duels(variant):
     res = tun.duel(tun.Rules(**variant), fighter("veteran"), fighter("red")).solution
     assert res.p_a_wins + res.p_b_wins + res.p_both_out == pytest.approx(1, abs=1e-9)
+
+
+def test_house_rules_are_echoed_and_change_the_fight():
+    f = fighter("trained_armed")
+    book = tun.duel(tun.Rules(), f, f).to_dict()
+    house = tun.duel(tun.Rules(death_multiple=1, actions_per_turn=3), f, f).to_dict()
+    assert book["house_rules"] == {} and house["house_rules"] == {"death_multiple": 1, "actions_per_turn": 3}
+    assert house["p_a_dying"] > book["p_a_dying"] and house["mean_rounds"] < book["mean_rounds"]
 
 
 fighter_st = st.fixed_dictionaries({
@@ -296,11 +628,6 @@ def test_derived_values_follow_the_seed():
     assert tun.Fighter(body=12).derived(tun.Rules())["body_defense"] == 6
 
 
-def test_undefended_target_gives_no_defense():
-    red, blue = fighter("red"), fighter("blue")
-    assert tun.attack_limit(red, blue.replace(defends=False)) == 19
-
-
 # ------------------------------------------------------------------------- CLI
 def test_every_archetype_has_a_note():
     assert {"novice", "novice_armed", "trained", "trained_armed", "veteran", "master", "red", "blue"} <= set(ARCHETYPES)
@@ -309,26 +636,31 @@ def test_every_archetype_has_a_note():
 
 
 def test_exchange_cli_contract(capsys):
-    code = main(["exchange", "tun", "--a", "red", "--b", "blue", "--json"])
+    code = main(["exchange", "tun", "--a", "red", "--b", "blue", "--variant", "ranged_defense=defends", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["system"] == "tun"
     assert data["p_hit"] == pytest.approx(160 / 216) and data["p_miss"] == pytest.approx(56 / 216)
-    assert {"success_rule", "crits", "last_word", "dying_last_word", "turn_order"} <= set(data["variants"])
+    assert {"success_rule", "crits", "last_word", "dying_last_word", "turn_order", "ranged_defense", "size_bonus",
+            "death_multiple", "distance"} <= set(data["variants"])
     assert data["attacker"]["derived"] == {"body_volume": 13, "body_defense": 7}
+    assert {"defends", "moving", "aim", "turn_policy", "ranged", "size", "reaction"} <= set(data["attacker"])
 
 
 def test_resolve_cli_json(capsys):
-    code = main(["resolve", "tun", "--a", "red", "--b", "blue", "--rolls", "attack=11", "--json"])
+    code = main(["resolve", "tun", "--a", "red", "--b", "blue", "--rolls", "attack=11", "--variant",
+                 "ranged_defense=defends", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["hit"] is True and data["damage"] == 5 and data["marked"] == 5
     assert data["limit"] == 13 and data["effectiveness"] == 2 and data["condition"] == "up" and data["steps"]
 
 
 def test_resolve_cli_text_prints_every_step(capsys):
-    code = main(["resolve", "tun", "--a", "red", "--b", "blue", "--rolls", "attack=11"])
+    code = main(["resolve", "tun", "--a", "archetype=red,aim=leg", "--b", "archetype=blue,moving=true",
+                 "--rolls", "attack=11", "--variant", "distance=15"])
     out = capsys.readouterr().out
     assert code == 0
-    for words in ("13 + attack feature 6", "3d6 = 11 < 13", "2*2 + 1 = 5", "=> hit=true, damage=5, marked=5"):
+    for words in ("Body 13 + attack feature 6 - Body defense (the target moves) 6 - distance 15 m 1 "
+                  "- aimed at the leg 1 = 11", "3d6 = 11 < 11? no: miss", "=> hit=false"):
         assert words in out
 
 
@@ -349,11 +681,35 @@ def test_resolve_rejects_impossible_1d6x3_roll(capsys):
     assert code == 2 and "3, 6, 9, 12, 15, 18" in err and err.count("\n") == 1
 
 
+def test_policy_on_a_melee_fighter_is_refused_by_the_cli(capsys):
+    code = main(["duel", "tun", "--a", "archetype=trained,aim=head", "--b", "trained"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "aim = 'head'" in err
+
+
 def test_duel_cli_contract(capsys):
-    code = main(["duel", "tun", "--a", "veteran", "--b", "red", "--variant", "last_word=false", "--json"])
+    code = main(["duel", "tun", "--a", "archetype=veteran,turn_policy=delay", "--b", "red", "--variant",
+                 "last_word=false", "--variant", "after_out=finish", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["variants"]["last_word"] is False and data["p_both_out"] == 0
-    for key in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dead", "p_b_dead", "p_stalemate", "rounds",
-                "mean_rounds", "median_rounds", "states", "order", "final"):
+    assert data["a"]["turn_policy"] == "delay" and "B x1, A x2, B x1" in data["order"]
+    for key in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dying", "p_b_dying", "p_a_killed", "p_stalemate",
+                "rounds", "mean_rounds", "median_rounds", "states", "order", "final", "mean_finish_attacks"):
         assert key in data
+    assert data["p_a_dead"] is None and data["mean_finish_attacks"] >= 0
     assert abs(data["p_a_wins"] + data["p_b_wins"] + data["p_both_out"] + data["p_stalemate"] - 1) < 1e-9
+
+
+def test_seedcheck_warns_and_shows_both_columns(capsys):
+    code = main(["seedcheck", "tun", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and "one row" in data["warning"] and data["variants"]["success_rule"] == "lt"
+    for c in data["cells"]:
+        below = sum((p for v, p in tun_rolls(c["dice"]) if v < c["v"]), Fraction(0))
+        assert c["p_success"] == pytest.approx(float(below), abs=1e-12)
+    le = main(["seedcheck", "tun", "--variant", "success_rule=le", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert le == 0 and all(c["p_success"] == pytest.approx(c["exact"], abs=1e-6) for c in data["cells"])
+    code = main(["seedcheck", "tun"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("warning:") and "P(<=v)" in out and "P(succ)" in out

@@ -1,76 +1,406 @@
-"""`make report`: every table and figure, index.html readable from disk in a real browser, and --lang ru."""
+"""`make report`: one self-contained index.html with findings, interactive figures and inline tables; PNG and
+CSV for rulebooks; the designer's setup and a baseline; Russian throughout; figures that say what made them."""
 
 from __future__ import annotations
 
+import contextlib
+import html
+import io
 import os
 import re
 import shutil
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
 
 import matplotlib.image as mpimg
+import numpy as np
 import pandas as pd
 import pytest
 
 from analysis import compare, lethality, plots
+from analysis.chart import Chart
+from analysis.cli import main
 from analysis.compare import fifty_point, success_curves
-from analysis.report import build_report
-from analysis.system import SYSTEM_IDS
+from analysis.i18n import odds, percent, system_name
+from analysis.params import DicelabError
+from analysis.report import ITEMS, SECTIONS, build_report, compute
+from analysis.report import findings
+from analysis.report.config import load_setup
+from analysis.setup import Setup
+from analysis.system import SYSTEM_IDS, get_system
 from tests import brute
 from tests.brute import close
 
 BROWSER = os.environ.get("DICELAB_BROWSER") or shutil.which("chromium") or shutil.which("chromium-browser")
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "report.toml"
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def made(tmp_path_factory):
+    """The default report, made through the command line as `make report` makes it, and what it printed."""
     out = tmp_path_factory.mktemp("report")
-    return out, build_report(out)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["report", "--out", str(out)]) == 0
+    return out, printed.getvalue()
 
 
-def test_report_writes_every_table_and_figure(report):
-    out, written = report
-    names = {p.name for p in written}
+@pytest.fixture(scope="module")
+def report(made):
+    return made[0]
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return compute(Setup.build(), SECTIONS)
+
+
+@pytest.fixture(scope="module")
+def russian(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ru")
+    build_report(out, lang="ru")
+    return (out / "index.html").read_text(encoding="utf-8")
+
+
+def _visible(page: str) -> str:
+    """The page without plotly.js itself and without the files carried in data: links."""
+    from plotly.offline import get_plotlyjs
+
+    page = page.replace(get_plotlyjs(), "")
+    page = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), page)
+    return re.sub(r'href="data:[^"]*"', 'href=""', page)
+
+
+def test_report_writes_every_figure_and_table(report, made):
+    names = {p.name for p in report.iterdir()}
     for sid in SYSTEM_IDS:
         assert {f"{sid}_checks.csv", f"{sid}_checks.md"} <= names
-    pngs = [n for n in names if n.endswith(".png")]
-    assert len(pngs) >= 10
-    for png in pngs:
-        assert png.replace(".png", ".csv") in names
-        image = mpimg.imread(out / png)
-        assert image.shape[0] > 300 and image.shape[1] > 500
-    assert not any(p.name.endswith(".tmp") for p in out.iterdir())
+    for item in ITEMS:
+        assert {f"{item.name}.png", f"{item.name}.csv"} <= names
+        image = mpimg.imread(report / f"{item.name}.png")
+        assert image.shape[0] > 250 and image.shape[1] > 500
+    assert "crits_and_fumbles.csv" in names and not any(n.endswith(".tmp") for n in names)
+    assert f"{report}/index.html" in made[1] and "make notebooks" in made[1]
 
 
-def test_index_links_every_figure_and_table(report):
-    out, _ = report
-    page = (out / "index.html").read_text(encoding="utf-8")
-    for src in re.findall(r'(?:src|href)="([^"]+)"', page):
-        assert (out / src).is_file(), src
-    assert "die=6" in page and "dk_faces=-2,-1,0,0,1,2" in page
+def test_index_stands_alone(report):
+    from plotly.offline import get_plotlyjs
+
+    page = (report / "index.html").read_text(encoding="utf-8")
+    assert page.count(get_plotlyjs()) == 1
+    for ref in re.findall(r'(?:src|href)="([^"]*)"', page.replace(get_plotlyjs(), "")):
+        assert ref.startswith(("data:", "#")), ref
+    assert page.count('class="plotly-graph-div"') == len(ITEMS)
+    contents = re.search(r"<nav>.*?</nav>", page, re.S).group(0)
+    for section in SECTIONS:
+        assert f'href="#{section}"' in contents and f'id="{section}"' in page
+
+
+def test_lethality_table_is_its_own(report):
+    leth = pd.read_csv(report / "lethality.csv")
+    gap = pd.read_csv(report / "skill_gap.csv")
+    assert (report / "lethality.csv").read_bytes() != (report / "skill_gap.csv").read_bytes()
+    assert "p_killed" in leth.columns and "p_killed" not in gap.columns and "p_a_wins" not in leth.columns
+    assert (leth["after_out"] == lethality.AFTER_OUT).all()
+
+
+def test_findings_open_every_section_and_match_the_page(report, tables):
+    page = html.unescape((report / "index.html").read_text(encoding="utf-8"))
+    for section in SECTIONS:
+        said = findings.SECTION_FINDINGS[section](tables, "en")
+        assert 1 <= len(said) <= 4, section
+        block = page.split(f'id="{section}"')[1].split("</ul>")[0]
+        for f in said:
+            assert f.text in block
+
+
+def test_check_findings_hold(tables):
+    said = {f.key: f for f in findings.checks(tables, "en")}
+    curves = tables["curves"]
+    tail = {}
+    for sid in SYSTEM_IDS:
+        part = curves[(curves["system"] == sid) & (curves["modifier"] <= -4)].sort_values("value")
+        tail[sid] = part["p_success"].iloc[-1]
+    most = max(tail, key=tail.get)
+    assert said["tail"].facts["most"] == most == "onesix"
+    assert percent("en", tail[most]) in said["tail"].text
+    # Tri-Stat 2d6 tops out at 1 - 1/36: a natural 12 always fails (independent enumeration)
+    top = brute.tristat_check(6, 12)[0]
+    assert said["top"].facts["capped"] == ["tristat"] and close(said["top"].facts["best"]["tristat"], top)
+    assert percent("en", float(top)) in said["top"].text
+    # one point of target on 2d4 moves a check by up to 1/4 (the 4 -> 5 step), on 2d20 by 1/20
+    assert close(said["die"].facts["pp_first"], Fraction(1, 4)) and close(said["die"].facts["pp_last"], Fraction(1, 20))
+
+
+def test_combat_and_lethality_findings_hold(tables):
+    gap = tables["skill_gap"]
+    said = {f.key: f for f in findings.combat(tables, "en")}
+    moved = {s: float(gap.query("system == @s and gap == 1")["p_a_wins"].iloc[0]
+                      - gap.query("system == @s and gap == 0")["p_a_wins"].iloc[0]) for s in SYSTEM_IDS}
+    assert said["decisive"].facts["most"] == max(moved, key=moved.get)
+    assert said["decisive"].facts["least"] == min(moved, key=moved.get)
+    assert system_name("en", max(moved, key=moved.get)) in said["decisive"].text
+    rounds = gap[gap["gap"] == 0].set_index("system")["mean_rounds"]
+    assert said["length"].facts["shortest"] == rounds.idxmin() and said["length"].facts["longest"] == rounds.idxmax()
+    leth = {f.key: f for f in findings.lethality(tables, "en")}
+    assert f"after_out={lethality.AFTER_OUT}" in leth["how"].text
+    killed = tables["lethality"].query("gap == 0").set_index("system")["p_killed"]
+    assert leth["lethal"].facts["most"] == killed.idxmax() and odds("en", killed.max()) in leth["lethal"].text
+    medians = {s: int(p[p["p_out"] >= 0.5]["k"].min())
+               for s, p in tables["hits_to_out"].query("measure == 'hits'").groupby("system")}
+    assert leth["hits"].facts["medians"] == medians
+
+
+def test_rule_and_tactics_findings_hold(tables):
+    said = {f.key: f for f in findings.rules(tables, "en")}
+    v = tables["variants"]
+    row = v.loc[v["check_shift"].abs().idxmax()]
+    assert said["largest_check_shift"].facts["variant"] == row["variant"]
+    # ТУН success_rule=le: P(3d6 <= L) - P(3d6 < L) = P(3d6 = L), at most 27/216 (L = 10, 11) ... but the largest
+    # shift over every dice mode is 1d6x3's P(roll = L) = 1/6
+    tun = v[(v["system"] == "tun") & (v["variant"] == "success_rule=le")].iloc[0]
+    assert close(tun["check_shift"], Fraction(1, 6))
+    inert = said["inert"].facts["variants"]
+    assert ("tristat", "initiative_once=true") in inert and ("tun", "success_rule=le") not in inert
+    tactics = findings.tactics(tables, "en")
+    assert len(tactics) >= 1 and tactics[0].text
+
+
+def test_tactics_cover_every_policy_and_say_which_are_refused():
+    """Generic over the fighters' policy fields: one row per other value; a fighter who stops defending in ТУН
+    gives up its Body defense, which can only cost it; an option the rules refuse for this fighter is noted."""
+    df = compare.policy_effects()
+    from analysis.system import all_systems
+
+    setup = Setup.build()
+    expected = [(s.id, f"{name}={value}") for s in all_systems() for name in s.Fighter.specs("policy")
+                for value in compare.alternatives(s.Fighter.specs()[name], getattr(setup.fighters(s.id)[0], name))]
+    assert [(s, o.replace("True", "true").replace("False", "false")) for s, o in expected] == \
+        list(zip(df["system"], df["option"]))
+    undefended = df[df["option"] == "defends=false"].iloc[0]
+    assert undefended["d_p_a_wins"] < -0.1
+    said = {f.key: f for f in findings.tactics({"policies": df}, "en")}
+    assert "defends=false" in said["worth"].facts["bad"]
+    refused = df[df["note"] != ""]
+    assert set(said.get("refused", findings.Finding("", {"options": []}, "")).facts["options"]) == set(refused["option"])
+    chart = plots.policy_effects(df)
+    assert len(chart.panels) == 4 and len(chart.panels[0].categories) == len(df) - len(refused)
+
+
+def test_hits_to_out_against_the_rule_text():
+    """Tri-Stat trained_armed on itself, enumerated from RULES.md section 1: attack 2d6 <= acv 5 + 1 (natural 2 a
+    critical: 2 x 10 + 5, no defense; natural 12 misses), defense 2d6 <= dcv 3 + 1, damage 10 x (100, 75, 50, 25%)
+    floored + 5 by the damage roll; out once more than Health 45 is taken."""
+    two = {s: Fraction(sum(1 for a in range(1, 7) for b in range(1, 7) if a + b == s), 36) for s in range(2, 13)}
+    hit = sum(p for s, p in two.items() if 2 < s <= 6)
+    defends = sum(p for s, p in two.items() if s == 2 or (s <= 4 and s != 12))
+    band = {s: 15 if s <= 3 else 12 if s <= 6 else 10 if s <= 10 else 7 for s in two}
+    damage: dict[int, Fraction] = {0: 1 - hit - two[2] + hit * defends, 25: two[2]}
+    for s, p in two.items():
+        damage[band[s]] = damage.get(band[s], 0) + hit * (1 - defends) * p
+    landed = {d: p / (1 - damage[0]) for d, p in damage.items() if d}
+
+    def out_by(per_attack: dict[int, Fraction], k: int) -> Fraction:
+        taken = {0: Fraction(1)}
+        for _ in range(k):
+            nxt: dict[int, Fraction] = {}
+            for t, p in taken.items():
+                for d, q in per_attack.items():
+                    key = min(t + d, 46)
+                    nxt[key] = nxt.get(key, 0) + p * q
+            taken = nxt
+        return taken.get(46, Fraction(0))
+
+    df = lethality.hits_to_out("tristat")
+    for measure, per, ks in (("attacks", damage, (1, 2, 3, 4, 5, 8, 12, 20)), ("hits", landed, (1, 2, 3, 4, 5))):
+        for k in ks:
+            row = df[(df["measure"] == measure) & (df["k"] == k)]
+            assert close(row["p_out"].iloc[0], out_by(per, k)), (measure, k)
+
+
+@pytest.mark.parametrize("sid", SYSTEM_IDS)
+def test_hits_to_out_is_a_distribution_in_every_system(sid):
+    df = lethality.hits_to_out(sid)
+    for measure, part in df.groupby("measure"):
+        p = part["p_out"].to_numpy()
+        assert (np.diff(p) >= -1e-12).all() and p[-1] > 1 - 1e-6
+    first = get_system(sid).exchange(get_system(sid).rules(), *Setup.build().fighters(sid))
+    assert df[(df["measure"] == "attacks") & (df["k"] == 1)]["p_out"].iloc[0] <= first.p_hit + first.p_graze + 1e-12
+
+
+def test_cross_system_lethality_finishes_when_every_system_can():
+    """Systems compare lethality under after_out=finish: the switch is flipped once all four accept it."""
+    accepted = {}
+    for sid in SYSTEM_IDS:
+        s = get_system(sid)
+        f = Setup.build().fighters(sid)[0]
+        try:
+            stop = s.duel(s.rules(), f, f).to_dict()
+            finish = s.duel(s.rules(after_out="finish"), f, f).to_dict()
+            accepted[sid] = (lethality.p_killed(stop), lethality.p_killed(finish))
+        except DicelabError:
+            pass
+    if lethality.AFTER_OUT == "stop":
+        assert len(accepted) < len(SYSTEM_IDS), "every system models after_out=finish: set lethality.AFTER_OUT = 'finish'"
+    else:
+        assert set(accepted) == set(SYSTEM_IDS)
+        for sid, (stop, finish) in accepted.items():
+            assert finish >= stop - 1e-9, sid
+        assert accepted["tristat"][1] > 0
+
+
+def test_lethal_at_dead_is_not_defined_where_a_system_has_no_dead():
+    setup = Setup.build(rules={s: {"lethal_at": "dead"} for s in SYSTEM_IDS})
+    t = lethality.compare(setup)["lethality"]
+    missing = set(t[t["p_killed"].isna()]["system"])
+    assert missing == {s for s in SYSTEM_IDS if get_system(s).levels.get("dead") is None}
+    chart = plots.lethality(t)
+    assert {tr.name for tr in chart.panels[0].traces} == {system_name("en", s) for s in SYSTEM_IDS if s not in missing}
+    assert all(system_name("en", s) in chart.panels[0].note for s in missing)
+    said = {f.key: f for f in findings.lethality({"lethality": t, "hits_to_out": lethality.hits_to_out("tun")}, "en")}
+    assert said["undefined"].facts["systems"] == [s for s in SYSTEM_IDS if s in missing]
 
 
 @pytest.mark.skipif(not BROWSER and not os.environ.get("DICELAB_REQUIRE_BROWSER"), reason="no chromium on this machine")
-def test_figures_load_in_a_headless_browser(report):
+def test_figures_render_alone_in_a_headless_browser(report, tmp_path):
+    """index.html copied alone (as an e-mail attachment): every plotly figure drawn, hover shows a value, and the
+    page asks for nothing from outside."""
     from playwright.sync_api import sync_playwright
 
-    out, _ = report
     assert BROWSER, "DICELAB_REQUIRE_BROWSER is set but no chromium was found"
+    alone = tmp_path / "attachment.html"
+    shutil.copy(report / "index.html", alone)
     args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    requests, errors = [], []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=BROWSER, args=args)
-        page = browser.new_page()
-        page.goto((out / "index.html").as_uri())
-        images = page.evaluate("Array.from(document.images).map(i => [i.getAttribute('src'), i.complete, i.naturalWidth])")
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.on("request", lambda r: requests.append(r.url))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(alone.as_uri())
+        page.wait_for_function("document.querySelectorAll('.plotly-graph-div .main-svg').length > 0")
+        drawn = page.evaluate("""Array.from(document.querySelectorAll('.plotly-graph-div')).map(d => [d.id,
+            d.querySelectorAll('.main-svg').length, d.querySelectorAll('.scatterlayer .trace, .barlayer .trace').length,
+            d.querySelectorAll('.annotation').length])""")
+        point = page.locator("#plot-rounds .scatterlayer .trace .points path").nth(5)
+        point.scroll_into_view_if_needed()
+        box = point.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(500)
+        hover = page.evaluate("document.querySelector('#plot-rounds .hoverlayer').textContent")
         title = page.title()
         browser.close()
-    assert title and len(images) >= 10
-    assert all(complete and width > 0 for _, complete, width in images), images
+    assert title and not errors
+    assert all(url.startswith(("file:", "data:")) for url in requests), requests
+    assert len(drawn) == len(ITEMS)
+    for name, svgs, traces, notes in drawn:
+        assert svgs > 0 and (traces > 0 or notes > 0), name
+    assert re.search(r"\d", hover), hover
 
 
-def test_russian_report_uses_the_systems_terms(tmp_path):
-    build_report(tmp_path, lang="ru", sections=("checks",))
-    page = (tmp_path / "index.html").read_text(encoding="utf-8")
-    assert 'lang="ru"' in page and "Предел" in page and "Рейтинг действия" in page and "Проверки" in page
+def test_russian_page_has_no_english_dice_or_raw_ids(russian):
+    text = _visible(russian)
+    assert 'lang="ru"' in text and "Предел" in text and "Рейтинг действия" in text and "Содержание" in text
+    dice = r"(?<![#0-9a-fA-F])\d+d\d+(?![0-9a-fA-F])"
+    assert not re.search(dice, text), re.findall(rf".{{30}}{dice}.{{10}}", text)[:3]
+    assert "3к6" in text and "2к6" in text and "2К" in text
+    shown = re.sub(r"docs/rules/\w+\.md|<code>.*?</code>|<script.*?</script>", "", text, flags=re.S)
+    shown = re.sub(r"<[^>]+>", " ", shown)
+    for sid in SYSTEM_IDS:
+        assert not re.search(rf"\b{sid}\b", shown), sid
+    assert "У — " in text or "У /" in text or "/ У" in text
+    assert re.search(r"\d,\d%", text)
+
+
+def test_russian_findings_and_legends(tables):
+    for section in SECTIONS:
+        for f in findings.SECTION_FINDINGS[section](tables, "ru"):
+            assert re.search("[а-я]", f.text) and not re.search(r"\b\d+\.\d", f.text), f.text
+
+
+def test_compare_draws_every_figure_against_a_baseline(tmp_path):
+    mine = load_setup(EXAMPLE)
+    build_report(tmp_path, sections=("checks", "lethality"), setup=mine, baseline=Setup.build(name="default"))
+    page = html.unescape((tmp_path / "index.html").read_text(encoding="utf-8"))
+    assert 'id="house"' in page and "heroic campaign" in page and "die" in page
+    df = pd.read_csv(tmp_path / "success_curves.csv")
+    assert set(df["setup"]) == {"heroic campaign", "default"}
+    assert '"heroic campaign: Tri-Stat dX"' in page or "heroic campaign: Tri-Stat dX" in page
+    for item in (i for i in ITEMS if i.section in ("checks", "lethality")):
+        chart = plots.CHARTS[item.name](compute(mine, ("checks", "lethality"))[item.table])
+        assert mpimg.imread(tmp_path / f"{item.name}.png").shape[1] > 900
+        assert len(chart.panels) >= 1
+
+
+def test_captions_name_the_model_and_every_reading(tmp_path):
+    setup = Setup.build(rules={"tristat": {"die": 8}, "kurs": {"defense_clamp": "false"}})
+    from analysis.report import caption
+
+    check = caption(next(i for i in ITEMS if i.name == "success_curves"), setup, "en")
+    assert "Exact" in check and "die=8" in check and "defense_clamp=false" in check and "book's rules" in check
+    duel = caption(next(i for i in ITEMS if i.name == "lethality"), setup, "en")
+    assert "Markov" in duel and f"after_out={lethality.AFTER_OUT}" in duel and "trained_armed" in duel
+
+
+def test_variant_effects_share_one_signed_scale_per_measure(tables):
+    v = tables["variants"]
+    chart = plots.variant_effects(v)
+    assert [p.title.split("\n")[-1] for p in chart.panels][0].startswith("largest")
+    for panel, column, scale in zip(chart.panels, ("check_shift", "d_p_a_wins", "d_p_killed", "d_mean_rounds"),
+                                    (100, 100, 100, 1)):
+        values = v[column].dropna().to_numpy() * scale
+        lo, hi = panel.x_range
+        assert lo <= values.min() and hi >= values.max() and lo <= 0 <= hi
+        assert panel.categories == tuple(f"{plots.label('en', 'short', s)}: {r}" for s, r in zip(v["system"], v["variant"]))
+    assert (v["check_shift"] < 0).any() and (v["check_shift"] > 0).any()
+    from analysis.balance import rule_alternatives
+
+    expected = [(s, label) for s in SYSTEM_IDS for _, _, label in rule_alternatives(get_system(s), get_system(s).rules())]
+    assert list(zip(v["system"], v["variant"])) == expected
+
+
+def test_integer_axes_get_integer_ticks(tables):
+    for name in ("rounds", "damage", "success_absolute", "outcome_distributions", "lethality"):
+        item = next(i for i in ITEMS if i.name == name)
+        chart = plots.CHARTS[name](tables[item.table])
+        assert all(p.x_integer for p in chart.panels), name
+        fig = chart.matplotlib()
+        for ax in fig.axes:
+            if ax.get_visible() and ax.get_xlabel():
+                ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+                assert all(float(t).is_integer() for t in ticks), (name, ticks)
+
+
+def test_crits_table_tells_zero_from_not_applicable(tables):
+    from analysis.report.page import cell
+
+    crits = tables["crits"]
+    onesix = crits[crits["system"] == "onesix"].iloc[0]
+    assert cell(onesix["p_fumble"], "odds", "en") == "0"
+    assert cell(onesix["p_critical"], "odds", "en") == "—"
+    tri = crits[(crits["system"] == "tristat") & (crits["dice"] == "2d6")].iloc[0]
+    assert close(tri["p_critical"], brute.tristat_check(6, 6)[2])
+    assert cell(tri["p_critical"], "odds", "en") == "2.8% (1 in 36)"
+    assert cell(tri["p_critical"], "odds", "ru") == "2,8% (1 из 36)"
+
+
+def test_plotting_picks_no_backend():
+    code = ("import sys; import analysis.plots, analysis.report, analysis.chart as c; "
+            "c.Chart('x', 'x', (c.Panel((c.Trace((0, 1), (0, 1), 'a'),)),)).png(); "
+            "print('matplotlib.pyplot' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_chart_shows_itself_in_a_notebook():
+    chart = plots.rounds(lethality.rounds_distribution("tun"))
+    bundle = chart._repr_mimebundle_()
+    assert bundle["image/png"] and bundle["application/vnd.plotly.v1+json"]["data"]
+    assert isinstance(chart, Chart)
 
 
 def test_success_curves_are_aligned_at_fifty_percent():
@@ -86,40 +416,32 @@ def test_success_curves_are_aligned_at_fifty_percent():
 
 
 def test_fifty_point_interpolates():
-    import numpy as np
-
     assert fifty_point(np.array([0, 1]), np.array([0.0, 1.0])) == pytest.approx(0.5)
     with pytest.raises(ValueError):
         fifty_point(np.array([0, 1]), np.array([0.6, 0.7]))
 
 
-TABLES = {
-    "success_curves": compare.success_curves, "success_absolute": compare.success_curves,
-    "worth": compare.worth_table, "outcome_distributions": compare.outcome_at_fifty,
-    "crits_and_fumbles": compare.crits_and_fumbles, "dice_families": compare.dice_families,
-}
-
-
 @pytest.mark.parametrize("lang", ["en", "ru"])
-@pytest.mark.parametrize("name", list(TABLES) + ["skill_gap", "rounds", "lethality", "damage"])
-def test_every_plot_has_a_title_axis_labels_and_a_legend(name, lang):
-    if name in TABLES:
-        df = TABLES[name]()
-    else:
-        table = {"skill_gap": "skill_gap", "lethality": "skill_gap", "rounds": "rounds", "damage": "damage"}[name]
-        df = pd.concat([getattr(lethality, {"skill_gap": "skill_gap", "rounds": "rounds_distribution",
-                                            "damage": "damage_per_exchange"}[table])(s) for s in SYSTEM_IDS])
-    fig = getattr(plots, name)(df, lang=lang)
-    title = fig._suptitle.get_text() if fig._suptitle else fig.axes[0].get_title()
-    assert title
-    for ax in fig.axes:
-        assert ax.get_xlabel() and ax.get_ylabel() is not None
-        assert ax.get_legend() is not None and ax.get_legend().get_texts()
+def test_every_chart_has_a_title_labels_and_named_series(tables, lang):
+    for item in ITEMS:
+        chart = plots.CHARTS[item.name](tables[item.table], lang, caption="made by")
+        assert chart.title and chart.caption == "made by"
+        for panel in chart.panels:
+            assert panel.traces or panel.note
+            assert all(t.name for t in panel.traces)
+            assert panel.xlabel or panel.title or panel.note
 
 
 def test_report_rejects_an_unknown_language(tmp_path):
-    from analysis.params import DicelabError
-
     with pytest.raises(DicelabError, match="lang"):
         build_report(tmp_path, lang="fr")
     assert not any(tmp_path.iterdir())
+
+
+def test_every_rule_field_has_a_russian_explanation():
+    """The Russian report explains every variant, constant, option and fighter field it may name."""
+    from analysis.i18n import field_text
+
+    missing = [(s, i.name) for s in SYSTEM_IDS for cls in (get_system(s).Rules, get_system(s).Fighter)
+               for i in cls.describe() if not re.search("[а-я]", field_text("ru", s, i.name, i.help))]
+    assert not missing, f"add to analysis/i18n.py FIELDS_RU: {missing}"

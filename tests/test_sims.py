@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -12,7 +17,7 @@ from analysis.fighters import load_fighter
 from analysis.params import DicelabError
 from analysis.system import SYSTEM_IDS, get_system
 from sims.api import options_for, simulate_check, simulate_duel
-from sims.engine import run_chunks, seed_sequence
+from sims.engine import CHUNK, Stopped, run_chunks, seed_sequence
 
 CHECKS = {
     "tristat": [dict(target=7), dict(target=3), dict(target=11)],
@@ -34,6 +39,14 @@ PAIRS = {
 }
 N_CHECK = 200_000
 N_DUEL = 60_000
+
+
+def strict_json(text: str) -> dict:
+    """JSON that a strict parser accepts: NaN and Infinity are refused."""
+    def refuse(name: str) -> None:
+        raise ValueError(f"not strict JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
 
 
 def within(estimate, exact, k=4.0):
@@ -167,3 +180,122 @@ def test_tristat_duel_variants_agree_with_the_chain(variant):
     sim = simulate_duel("tristat", rules, a, b, N_DUEL, seed=11, model="exact")
     for name in ("p_a_wins", "p_both_out", "mean_rounds"):
         assert within(getattr(sim, name), getattr(exact, name)), (variant, name)
+
+
+# ------------------------------------------------------- runs at scale
+def _chunk_counter(stop_at: int | None = None):
+    """A kernel stand-in counting draws below 0.5 per chunk; at chunk ``stop_at`` it presses Ctrl-C."""
+    calls = []
+
+    def call(n, rng):
+        calls.append(n)
+        if stop_at is not None and len(calls) == stop_at:
+            os.kill(os.getpid(), signal.SIGINT)
+        return np.array([int((rng.random(n) < 0.5).sum()), n], dtype=np.int64)
+
+    return call
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_keeps_a_prefix_of_chunks_that_a_shorter_run_reproduces(workers):
+    n = 40 * CHUNK
+    with pytest.raises(Stopped) as info:
+        run_chunks(_chunk_counter(stop_at=5), n, seed=11, workers=workers)
+    done = info.value.n
+    assert 5 * CHUNK <= done < n and done % CHUNK == 0
+    assert info.value.counts[1] == done
+    assert np.array_equal(info.value.counts, run_chunks(_chunk_counter(), done, seed=11, workers=1))
+
+
+def test_an_interrupted_simulation_reports_what_finished(monkeypatch):
+    import sims.api as api
+
+    s = get_system("tristat")
+    real = api.run_chunks
+
+    def stopped(call, n, seed, workers, progress=None):
+        counts = real(call, 3 * CHUNK, seed, workers)
+        raise Stopped(counts, 3 * CHUNK)
+
+    monkeypatch.setattr(api, "run_chunks", stopped)
+    res = simulate_check("tristat", s.rules(), s.args(target=7), 10 * CHUNK, seed=5)
+    monkeypatch.setattr(api, "run_chunks", real)
+    whole = simulate_check("tristat", s.rules(), s.args(target=7), 3 * CHUNK, seed=5)
+    data = res.to_dict()
+    assert res.interrupted and data["interrupted"] is True and (data["n"], data["n_requested"]) == (3 * CHUNK, 10 * CHUNK)
+    assert data["p_success"] == whole.p_success.value and data["se_p_success"] == whole.p_success.se
+    assert whole.to_dict()["interrupted"] is False
+
+
+def test_ctrl_c_on_the_command_line_prints_the_trials_so_far():
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from analysis.cli import main; sys.exit(main())",
+                             "sim", "tristat", "--a", "veteran", "--b", "trained", "--n", "4000000000", "--seed", "3",
+                             "--workers", "2", "--json", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    data = strict_json(out)
+    assert proc.returncode == 130 and err.count("\n") == 1 and "interrupted after" in err
+    assert data["interrupted"] is True and data["n_requested"] == 4_000_000_000
+    assert 0 < data["n"] < data["n_requested"] and data["n"] % CHUNK == 0
+    assert data["se_p_a_wins"] == pytest.approx((data["p_a_wins"] * (1 - data["p_a_wins"]) / data["n"]) ** 0.5)
+
+
+def test_memory_does_not_grow_with_the_number_of_chunks():
+    import tracemalloc
+
+    def big(n, rng):
+        return np.full(1 << 17, n, dtype=np.int64)  # 1 MB of counts per chunk
+
+    tracemalloc.start()
+    try:
+        total = run_chunks(big, 300 * 1024, seed=1, workers=2, chunk=1024)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert total[0] == 300 * 1024
+    assert peak < 30 * (1 << 20), f"{peak / 2**20:.0f} MB for 300 chunks of 1 MB"
+
+
+def test_progress_hears_every_trial():
+    class Tally:
+        def __init__(self):
+            self.done = 0
+
+        def update(self, count):
+            self.done += count
+
+    tally = Tally()
+    run_chunks(_chunk_counter(), 5 * CHUNK + 17, seed=2, workers=2, progress=tally)
+    assert tally.done == 5 * CHUNK + 17
+
+
+def test_a_cold_kernel_cache_says_so_once(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    argv = [sys.executable, "-c", "import sys; from analysis.cli import main; sys.exit(main())", "sim-check", "tun",
+            "--n", "1000", "--seed", "1", "--workers", "2"]
+    cold = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    warm = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    assert cold.returncode == warm.returncode == 0
+    assert cold.stderr.count("compiling kernels (first run only)") == 1, cold.stderr
+    assert "compiling" not in warm.stderr and cold.stdout == warm.stdout
+
+
+def test_a_fight_that_never_ends_says_so(capsys):
+    argv = ["sim", "tristat", "--a", "armor=50", "--b", "armor=50", "--n", "3000", "--seed", "1"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "this fight never ends (simulated up to 2,000 rounds)" in text and "nan" not in text.lower()
+    assert main([*argv, "--json"]) == 0
+    data = strict_json(capsys.readouterr().out)
+    assert data["never_ends"] is True and data["mean_rounds"] is None and data["median_rounds"] is None
+    assert data["p_unfinished"] == 1.0 and data["rounds_note"].startswith("this fight never ends")
+
+
+def test_an_option_given_twice_is_refused_with_both_values(capsys):
+    argv = ["sim", "onesix", "--a", "daisy", "--b", "poacher", "--n", "1000", "--option", "stopping_effect=true",
+            "--option", "stopping_effect=false"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--option: stopping_effect is given twice ('true' and 'false')" in err

@@ -92,8 +92,8 @@ def test_tun_exchange_agrees_with_exact(variant, att, dfn):
     close(proportion(int(counts[sim_tun.X_HIT]), n), exact.p_hit, "p_hit")
     close(proportion(int(counts[sim_tun.X_CRITICAL]), n), exact.p_critical, "p_critical")
     out = sum(p for label, p in exact.condition_after.items() if label.startswith("out"))
-    close(proportion(int(counts[sim_tun.X_OUT] - counts[sim_tun.X_DEAD]), n), out, "out")
-    close(proportion(int(counts[sim_tun.X_DEAD]), n), exact.condition_after.get("dead", 0.0), "dead")
+    close(proportion(int(counts[sim_tun.X_OUT] - counts[sim_tun.X_DYING]), n), out, "out")
+    close(proportion(int(counts[sim_tun.X_DYING]), n), exact.condition_after.get("dying", 0.0), "dying")
     mean, se = mean_estimate(int(counts[sim_tun.X_SUM]), int(counts[sim_tun.X_SQUARES]), n)
     assert abs(mean - exact.damage.mean()) <= K * max(se, 1 / n), (mean, se, exact.damage.mean())
 
@@ -116,10 +116,7 @@ def test_kurs_exchange_agrees_with_exact(variant, att, dfn):
         close(proportion(int(counts[index]), n), p, f"kind {index}")
     mean, se = mean_estimate(int(counts[sim_kurs.X_SUM]), int(counts[sim_kurs.X_SQUARES]), n)
     assert abs(mean - exact.damage.mean()) <= K * max(se, 1 / n), (mean, se, exact.damage.mean())
-    after: dict[str, int] = {}
-    for code in range(sim_kurs.CONDITIONS + 2):
-        if counts[sim_kurs.X_CONDITION + code]:
-            after[sim_kurs.condition_label(code)] = int(counts[sim_kurs.X_CONDITION + code])
+    after = sim_kurs.conditions_after(rules, counts)
     assert sum(after.values()) == n and set(after) <= set(exact.condition_after)
     for label, p in exact.condition_after.items():
         close(proportion(after.get(label, 0), n), p, label)

@@ -1,4 +1,5 @@
-"""Batch sweeps: tidy output, resumption after a kill, identical tables everywhere, clean config errors."""
+"""Batch sweeps: tidy output, resumption after a kill, cases found again by their inputs, identical tables
+everywhere, streamed output in strict form, clean config errors."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ import pytest
 
 from analysis import __version__, sweep
 from analysis.cli import main
+from analysis.sweep import output, work
 from analysis.compare import success_curves
 from analysis.fighters import load_fighter
+from analysis.params import DicelabError
 from analysis.system import SYSTEM_IDS, get_system
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sweeps"
@@ -82,10 +85,23 @@ def cli(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def strict_json(text: str | bytes) -> object:
+    """JSON that a strict parser accepts: NaN and Infinity are refused."""
+    def refuse(name: str) -> None:
+        raise ValueError(f"not strict JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
 def journal_lines(out: Path) -> list[dict]:
     """The journal's complete lines (a kill may leave a partial last line, which the next run cuts off)."""
     path = sweep.journal_path(out) / "rows.jsonl"
-    return [json.loads(line) for line in path.read_bytes().split(b"\n")[:-1]] if path.exists() else []
+    return [strict_json(line) for line in path.read_bytes().split(b"\n")[:-1]] if path.exists() else []
+
+
+def case_ids(config: Path) -> list[str]:
+    """The ids of a config's cases in order, from its expansion."""
+    return [c.case_id for c in sweep.expand(sweep.load_config(config)).cases()]
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +166,7 @@ def test_example_configs_are_valid():
             "skill_gap_duels", "skill_gap_exchanges", "tristat_archetype_duels", "tristat_duel_lethality",
             "tristat_duel_lethality_mc"} <= names
     for path in EXAMPLES.glob("*.toml"):
-        assert sweep.expand(sweep.load_config(path)).cases
+        assert len(sweep.expand(sweep.load_config(path))) > 0
 
 
 @pytest.mark.parametrize("name", ["skill_gap_duels", "tristat_duel_lethality"])
@@ -159,11 +175,11 @@ def test_lethality_configs_hold_the_reports_skill_gap_duels(name):
 
     expanded = sweep.expand(sweep.load_config(EXAMPLES / f"{name}.toml"))
     diagonals: dict[str, dict[int, sweep.Case]] = {}
-    for row, case in zip(expanded.inputs, expanded.cases):
+    for row, case in zip(expanded.rows(), expanded.cases()):
         s = get_system(case.system)
         base = load_fighter(s, lethality.BASE)
         gaps = {row[f"a_{p}"] - getattr(base, p) for p in s.combat_skills}
-        if len(gaps) == 1 and case.rules == s.rules():
+        if len(gaps) == 1 and case.rules == s.rules(**lethality.GAP_RULES.get(case.system, {})):
             diagonals.setdefault(case.system, {})[gaps.pop()] = case
     assert set(diagonals) == ({"tristat"} if name.startswith("tristat") else set(SYSTEM_IDS))
     for sid, diagonal in diagonals.items():
@@ -219,7 +235,7 @@ b = { archetype = "tiberius" }
 # ------------------------------------------------------------- resumption
 def test_interrupt_keeps_finished_cases_and_resume_computes_the_rest(tmp_path, monkeypatch, duel_reference):
     config, out = write(tmp_path, DUELS), tmp_path / "duels.parquet"
-    real, calls = sweep.compute, []
+    real, calls = work.compute, []
 
     def failing(method, case):
         calls.append(case.index)
@@ -227,24 +243,24 @@ def test_interrupt_keeps_finished_cases_and_resume_computes_the_rest(tmp_path, m
             raise KeyboardInterrupt
         return real(method, case)
 
-    monkeypatch.setattr(sweep, "compute", failing)
+    monkeypatch.setattr(work, "compute", failing)
     with pytest.raises(sweep.Interrupted, match="run the same command again") as info:
         sweep.run_sweep(config, out, workers=1)
     assert info.value.exit_code == 130
     kept = journal_lines(out)
-    assert 0 < len(kept) < 10 and [r["case"] for r in kept] == list(range(len(kept)))
+    assert 0 < len(kept) < 10 and [r["case_id"] for r in kept] == case_ids(config)[:len(kept)]
     assert not out.exists()
-    monkeypatch.setattr(sweep, "compute", real)
-    done = sweep.run_sweep(config, out, workers=1)
+    monkeypatch.setattr(work, "compute", real)
+    done = sweep.run_sweep(config, out, workers=1, keep_journal=True)
     assert (done.resumed, done.computed) == (len(kept), len(duel_reference) - len(kept))
     pd.testing.assert_frame_equal(pd.read_parquet(out), duel_reference)
-    assert sorted(r["case"] for r in journal_lines(out)) == list(range(len(duel_reference)))
+    assert sorted(r["case_id"] for r in journal_lines(out)) == sorted(case_ids(config))
 
 
-def _start(config: Path, out: Path) -> subprocess.Popen:
+def _start(config: Path, out: Path, *extra: str) -> subprocess.Popen:
     code = "import sys; from analysis.cli import main; sys.exit(main())"
     return subprocess.Popen([sys.executable, "-c", code, "sweep", str(config), "--out", str(out), "--workers", "1",
-                             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--quiet", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _wait_for_rows(proc: subprocess.Popen, out: Path, more_than: int) -> None:
@@ -273,26 +289,87 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path, duel_referenc
     after_kill = len(journal_lines(out))
     assert after_term < after_kill < len(duel_reference) and not out.exists()
     with open(sweep.journal_path(out) / "rows.jsonl", "ab") as fh:
-        fh.write(b'{"case": 69, "case_id": "a half-writ')  # as if killed in the middle of a write
+        fh.write(b'{"case_id": "a half-writ')  # as if killed in the middle of a write
 
-    done = sweep.run_sweep(config, out, workers=1)
+    done = sweep.run_sweep(config, out, workers=1, keep_journal=True)
     assert (done.resumed, done.computed) == (after_kill, len(duel_reference) - after_kill)
     pd.testing.assert_frame_equal(pd.read_parquet(out), duel_reference)
-    assert sorted(r["case"] for r in journal_lines(out)) == list(range(len(duel_reference)))
+    ids = [r["case_id"] for r in journal_lines(out)]
+    assert len(ids) == len(set(ids)) and sorted(ids) == sorted(case_ids(config))
 
     again = sweep.run_sweep(config, out, workers=1)
     assert (again.computed, again.resumed) == (0, len(duel_reference))
+    assert not sweep.journal_path(out).exists()
+    pd.testing.assert_frame_equal(pd.read_parquet(out), duel_reference)
 
 
-def test_changed_config_is_detected(tmp_path, capsys):
+def test_journal_is_removed_after_the_table_unless_kept(tmp_path, capsys):
+    config = write(tmp_path, CHECKS)
+    gone, kept = tmp_path / "gone.parquet", tmp_path / "kept.parquet"
+    assert cli(capsys, "sweep", str(config), "--out", str(gone), "--workers", "1", "--quiet")[0] == 0
+    assert gone.exists() and not sweep.journal_path(gone).exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert cli(capsys, "sweep", str(config), "--out", str(kept), "--workers", "1", "--quiet", "--keep-journal")[0] == 0
+    assert len(journal_lines(kept)) == len(pd.read_parquet(kept))
+    pd.testing.assert_frame_equal(pd.read_parquet(kept), pd.read_parquet(gone))
+
+
+WIDE = DUELS.replace("weapon_damage = [0, 5, 10, 15, 20]", "weapon_damage = [25, 15, 5, 10, 0, 20]") \
+    .replace("armor = { from = 0, to = 6 }", "armor = { from = 0, to = 7 }")
+
+
+def test_a_widened_reordered_grid_reuses_the_finished_cases(tmp_path):
+    narrow, wide = write(tmp_path, DUELS, "narrow.toml"), write(tmp_path, WIDE, "wide.toml")
+    out, fresh = tmp_path / "grid.parquet", tmp_path / "fresh.parquet"
+    first = sweep.run_sweep(narrow, out, workers=1, keep_journal=True)
+    second = sweep.run_sweep(wide, out, workers=1, keep_journal=True)
+    assert first.computed == 2 * 5 * 7
+    assert (second.resumed, second.computed) == (2 * 5 * 7, 2 * 6 * 8 - 2 * 5 * 7)
+    sweep.run_sweep(wide, fresh, workers=1)
+    pd.testing.assert_frame_equal(pd.read_parquet(out), pd.read_parquet(fresh))
+    df = pd.read_parquet(out)
+    assert list(df["case"]) == list(range(len(df))) and list(df["a_weapon_damage"].unique()) == [25, 15, 5, 10, 0, 20]
+
+
+def test_monte_carlo_cases_draw_the_same_numbers_wherever_they_sit(tmp_path):
+    wider = MONTE_CARLO.replace('archetype = ["trained_armed", "veteran"]', 'archetype = ["novice", "veteran", '
+                                '"trained_armed"]')
+    small, big = tmp_path / "small.parquet", tmp_path / "big.parquet"
+    sweep.run_sweep(write(tmp_path, MONTE_CARLO, "small.toml"), small, workers=1)
+    sweep.run_sweep(write(tmp_path, wider, "big.toml"), big, workers=1)
+    a, b = pd.read_parquet(small), pd.read_parquet(big)
+    key = ["case_id", "p_a_wins", "mean_rounds", "se_p_a_wins"]
+    merged = a[key].merge(b[key], on="case_id", suffixes=("", "_big"))
+    assert len(merged) == len(a) == 4
+    assert (merged["p_a_wins"] == merged["p_a_wins_big"]).all() and (merged["mean_rounds"] == merged["mean_rounds_big"]).all()
+
+
+def test_a_damaged_meta_file_says_how_to_recover(tmp_path, capsys):
     config, out = write(tmp_path, CHECKS), tmp_path / "checks.parquet"
-    assert cli(capsys, "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet")[0] == 0
-    before = out.read_bytes()
-    write(tmp_path, CHECKS.replace("die = [6, 8]", "die = [6, 10]"))
+    reference = tmp_path / "reference.parquet"
+    sweep.run_sweep(config, reference, workers=1)
+    assert cli(capsys, "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet", "--keep-journal")[0] == 0
+    meta = sweep.journal_path(out) / "meta.json"
+    meta.write_text('{"format": 2, "dicelab_ver', encoding="utf-8")
     code, _, err = cli(capsys, "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet")
-    assert code == 2
-    assert str(config) in err and "config changed" in err and f"delete {sweep.journal_path(out)}/" in err
-    assert out.read_bytes() == before
+    assert code == 2 and err.count("\n") == 1
+    assert f"{meta} is damaged; delete {meta} to keep the finished cases" in err and "to start over" in err
+    meta.unlink()  # the recovery the message gives
+    done = sweep.run_sweep(config, out, workers=1)
+    assert done.computed == 0 and done.resumed == len(pd.read_parquet(reference))
+    pd.testing.assert_frame_equal(pd.read_parquet(out), pd.read_parquet(reference))
+
+
+def test_a_second_writer_is_refused(tmp_path, capsys):
+    config, out = write(tmp_path, DUELS), tmp_path / "duels.parquet"
+    proc = _start(config, out)
+    try:
+        _wait_for_rows(proc, out, 0)
+        code, _, err = cli(capsys, "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet")
+        assert code == 2 and "in use by another sweep" in err
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
 
 
 # ---------------------------------------------------- local and distributed
@@ -354,7 +431,7 @@ BAD = {
                         "systems.tristat.variants.shock_rule = 3 is not allowed; allowed: true or false"),
     "check key in a duel": ('[sweep]\nkind = "duel"\n[systems.tristat]\ncheck = { target = 7 }\n'
                             'a = { archetype = "veteran" }\nb = { archetype = "trained" }\n',
-                            "systems.tristat.check is not a known key; allowed: variants, a, b"),
+                            "systems.tristat.check is not a known key; allowed: rules, variants, a, b"),
     "missing fighter": ('[sweep]\nkind = "duel"\n[systems.tristat]\na = { archetype = "veteran" }\n',
                         "systems.tristat.b is missing"),
     "unknown archetype": ('[sweep]\nkind = "exchange"\n[systems.tristat]\na = { archetype = "ninja" }\n'
@@ -381,9 +458,26 @@ BAD = {
     "monte carlo exchange": ('[sweep]\nkind = "exchange"\nmethod = "monte_carlo"\nn = 10\nseed = 1\n'
                              '[systems.tristat]\na = { archetype = "veteran" }\nb = { archetype = "trained" }\n',
                              'sweep.method = "monte_carlo" is not allowed; allowed: exact'),
-    "bad value in a second block": ('[sweep]\nkind = "check"\n[[systems.tristat]]\n[[systems.tristat]]\n'
-                                    'check = { target = 500 }\n', "systems.tristat[1].check.target = 500"),
+    "bad value in a second block": ('[sweep]\nkind = "check"\n[[systems.tristat]]\ncheck = { target = 5 }\n'
+                                    '[[systems.tristat]]\ncheck = { target = 500 }\n',
+                                    "systems.tristat[1].check.target = 500"),
+    "empty block": ('[sweep]\nkind = "check"\n[systems.kurs]\n', "systems.kurs is empty"),
+    "empty block in an array": ('[sweep]\nkind = "check"\n[[systems.kurs]]\ncheck = { skill = 1 }\n[[systems.kurs]]\n',
+                                "systems.kurs[1] is empty"),
+    "empty array of blocks": ('[sweep]\nkind = "check"\n[systems]\nkurs = []\n', "systems.kurs = []"),
+    "a list for one list value": ('[sweep]\nkind = "check"\n[systems.kurs]\nvariants = { dk_faces = [-1, 0, 1] }\n',
+                                  "for one list value write [[-1, 0, 1]]"),
+    "rule set twice": ('[sweep]\nkind = "check"\n[systems.kurs]\nrules = { luck_tokens = 1 }\n'
+                       'variants = { luck_tokens = [0, 2] }\n', "luck_tokens is set twice, in rules (1) and in variants"),
+    "unknown inline rule": ('[sweep]\nkind = "check"\n[systems.kurs]\nrules = { luck = 1 }\n', "luck = 1 is not allowed"),
+    "bad inline rule value": ('[sweep]\nkind = "check"\n[systems.kurs]\nrules = { luck_tokens = 99 }\n',
+                              "luck_tokens = 99 is not allowed"),
+    "missing rules file": ('[sweep]\nkind = "check"\n[systems.kurs]\nrules = "nope.toml"\n',
+                           "systems.kurs.rules: rules file"),
+    "rules as a number": ('[sweep]\nkind = "check"\n[systems.kurs]\nrules = 3\n', "systems.kurs.rules = 3"),
     "not toml": ('[sweep\nkind = "check"\n', "not valid TOML"),
+    "a duplicate key": ('[sweep]\nkind = "check"\nkind = "duel"\n[systems.kurs]\ncheck = { skill = 1 }\n',
+                        "not valid TOML"),
 }
 
 
@@ -393,14 +487,14 @@ def test_bad_config_fails_cleanly(tmp_path, capsys, name):
     config, out = write(tmp_path, text, "bad config.toml"), tmp_path / "out.parquet"
     code, stdout, err = cli(capsys, "sweep", str(config), "--out", str(out))
     assert code == 2 and stdout == ""
-    assert err.count("\n") == 1 and err.startswith(f"dicelab sweep: error: {config}"), err
+    assert err.count("\n") == 1 and err.startswith("dicelab sweep: error: ") and str(config) in err, err
     assert message in err, err
     assert not out.exists() and not sweep.journal_path(out).exists()
 
 
 def test_missing_feature_is_a_config_error(tmp_path, capsys, monkeypatch):
-    real = sweep.get_system
-    monkeypatch.setattr(sweep, "get_system",
+    real = sweep.config.get_system
+    monkeypatch.setattr(sweep.config, "get_system",
                         lambda sid: dataclasses.replace(real(sid), duel=None) if sid == "kurs" else real(sid))
     text = '[sweep]\nkind = "duel"\n[systems.kurs]\na = { archetype = "novice" }\nb = { archetype = "novice" }\n'
     config, out = write(tmp_path, text), tmp_path / "out.parquet"
@@ -417,3 +511,168 @@ def test_monte_carlo_without_a_simulator_is_a_config_error(tmp_path, capsys, mon
     code, _, err = cli(capsys, "sweep", str(config), "--out", str(out))
     assert code == 2 and "systems.onesix: " in err and "is not available for onesix" in err
     assert "allowed: systems tristat" in err and not out.exists()
+
+
+# ------------------------------------------------------- refused before work
+@pytest.mark.parametrize("out", ["", "   "])
+def test_an_empty_out_is_refused_before_any_work(tmp_path, capsys, monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    config = write(tmp_path, CHECKS)
+    code, stdout, err = cli(capsys, "sweep", str(config), "--out", out)
+    assert code == 2 and not stdout and err.count("\n") == 1 and "--out" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.toml"]
+    with pytest.raises(DicelabError, match="out = "):
+        sweep.run_sweep(config, out, workers=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.toml"]
+
+
+def test_an_out_in_a_missing_directory_is_refused_before_any_work(tmp_path, capsys):
+    config = write(tmp_path, CHECKS)
+    code, _, err = cli(capsys, "sweep", str(config), "--out", str(tmp_path / "nowhere" / "t.parquet"))
+    assert code == 2 and "does not exist" in err and sorted(p.name for p in tmp_path.iterdir()) == ["sweep.toml"]
+
+
+def test_parquet_without_pyarrow_is_one_line_saying_how_to_get_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if not installed: importing it fails
+    config, out = write(tmp_path, CHECKS), tmp_path / "t.parquet"
+    code, _, err = cli(capsys, "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet")
+    assert code == 2 and err.count("\n") == 1 and "needs pyarrow" in err and "'parquet' extra" in err and ".csv" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.toml"]
+    assert cli(capsys, "sweep", str(config), "--out", str(tmp_path / "t.csv"), "--workers", "1", "--quiet")[0] == 0
+
+
+# ------------------------------------------------------------ house rules
+def test_a_rules_file_relative_to_the_config_and_an_inline_table(tmp_path):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "house.toml").write_text("[kurs]\nluck_tokens = 2\ndk_faces = \"fudge\"\n", encoding="utf-8")
+    config = write(tmp_path, """
+[sweep]
+kind = "check"
+
+[[systems.kurs]]
+rules = "rules/house.toml"
+variants = { defense_clamp = [true, false] }
+check = { skill = [0, 1] }
+
+[[systems.kurs]]
+rules = { luck_tokens = 1 }
+variants = { dk_faces = ["default", "d5"] }
+check = { skill = 0 }
+""")
+    out = tmp_path / "house.csv"
+    sweep.run_sweep(config, out, workers=1)
+    df = pd.read_csv(out)
+    kurs = get_system("kurs")
+    assert list(df["variant_luck_tokens"]) == [2] * 4 + [1] * 2
+    assert list(df["variant_dk_faces"][:4]) == ["-1,0,1"] * 4
+    for _, row in df.iterrows():
+        rules = kurs.rules(luck_tokens=int(row["variant_luck_tokens"]),
+                           dk_faces=tuple(int(x) for x in row["variant_dk_faces"].split(",")),
+                           defense_clamp=bool(row["variant_defense_clamp"]))
+        assert row["p_success"] == kurs.check(rules, kurs.args(skill=int(row["check_skill"]))).p_success
+    assert df["p_success"].nunique() > 2
+
+
+def test_a_rules_file_without_the_blocks_system_is_refused(tmp_path, capsys):
+    (tmp_path / "house.toml").write_text("[onesix]\nexplode_depth = 2\n", encoding="utf-8")
+    config, out = write(tmp_path, '[sweep]\nkind = "check"\n[systems.kurs]\nrules = "house.toml"\n'), tmp_path / "o.csv"
+    code, _, err = cli(capsys, "sweep", str(config), "--out", str(out))
+    assert code == 2 and 'systems.kurs.rules = "house.toml" has no [kurs] table' in err and not out.exists()
+
+
+def _sweepable_constant(system) -> tuple[str, list[int]] | None:
+    """The first integer rule constant with a neighbour of its book value that the ruleset accepts: (name, [book,
+    neighbour])."""
+    def accepted(name: str, value: int) -> bool:
+        try:
+            system.check(system.rules(**{name: value}), system.args())
+        except DicelabError:
+            return False
+        return True
+
+    for name, spec in system.Rules.specs("constant").items():
+        if isinstance(spec, sweep.config.Int):
+            book = getattr(system.rules(), name)
+            other = [v for v in (book + 1, book - 1) if accepted(name, v)]
+            if other:
+                return name, sorted([book, other[0]])
+    return None
+
+
+@pytest.mark.parametrize("system_id", SYSTEM_IDS)
+def test_a_rule_constant_sweeps_like_a_variant(tmp_path, system_id):
+    system = get_system(system_id)
+    found = _sweepable_constant(system)
+    if found is None:
+        pytest.skip(f"{system_id} has no integer rule constant yet")
+    name, values = found
+    book = getattr(system.rules(), name)
+    config = write(tmp_path, f'[sweep]\nkind = "check"\n[systems.{system_id}]\n'
+                             f'variants = {{ {name} = {values} }}\n')
+    out = tmp_path / "constant.csv"
+    sweep.run_sweep(config, out, workers=1)
+    df = pd.read_csv(out)
+    assert list(df[f"variant_{name}"]) == values
+    for value, p in zip(values, df["p_success"]):
+        assert p == system.check(system.rules(**{name: value}), system.args()).p_success
+    changed = df[df[f"variant_{name}"] != book]
+    assert len(changed) == 1 and json.loads(changed["house_rules"].iloc[0]) == {name: int(changed[f"variant_{name}"].iloc[0])}
+
+
+# ----------------------------------------------------------- strict output
+NEVER_ENDS = """
+[sweep]
+kind = "duel"
+method = "monte_carlo"
+n = 300
+seed = 3
+
+[systems.tristat]
+a = { archetype = "novice", armor = [0, 60] }
+b = { archetype = "novice", armor = 60 }
+"""
+
+
+@pytest.mark.parametrize("name", ["never.csv", "never.parquet"])
+def test_undefined_values_are_empty_cells_and_journals_strict_json(tmp_path, name):
+    config, out = write(tmp_path, NEVER_ENDS), tmp_path / name
+    sweep.run_sweep(config, out, workers=1, keep_journal=True)
+    for row in journal_lines(out):  # strict_json refuses NaN and Infinity
+        assert "mean_rounds" in row
+    text = out.read_bytes()
+    assert b"nan" not in text.lower() and b"inf" not in text.lower().replace(b"info", b"")
+    df = pd.read_csv(out) if name.endswith(".csv") else pd.read_parquet(out)
+    ended, endless = df.iloc[0], df.iloc[1]
+    assert pd.notna(ended["mean_rounds"]) and ended["never_ends"] == False  # noqa: E712
+    assert pd.isna(endless["mean_rounds"]) and pd.isna(endless["median_rounds"]) and endless["never_ends"] == True  # noqa: E712
+    assert endless["rounds_note"].startswith("this fight never ends")
+
+
+def test_rows_stream_in_row_groups(tmp_path, monkeypatch):
+    monkeypatch.setattr(output, "ROW_GROUP", 7)
+    config, out = write(tmp_path, CHECKS), tmp_path / "groups.parquet"
+    sweep.run_sweep(config, out, workers=1)
+    import pyarrow.parquet as pq
+
+    whole = pd.read_parquet(out)
+    assert pq.ParquetFile(out).num_row_groups == -(-len(whole) // 7)
+    monkeypatch.setattr(output, "ROW_GROUP", 10_000)
+    sweep.run_sweep(config, tmp_path / "one.parquet", workers=1)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "one.parquet"), whole)
+
+
+def test_an_exact_duel_past_the_memory_ceiling_is_refused_before_work(tmp_path, capsys):
+    config = write(tmp_path, """
+[sweep]
+kind = "duel"
+
+[systems.tristat]
+variants = { stat_limits = "warn" }
+a = { health = [20, 300] }
+b = { health = 300 }
+""")
+    out = tmp_path / "big.csv"
+    code, stdout, err = cli(capsys, "sweep", str(config), "--out", str(out), "--max-memory", "0.3", "--quiet")
+    assert code == 2 and not stdout and err.count("\n") == 1
+    assert "case 1 (tristat): tristat duel too large" in err and "--max-memory 1 allows it" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.toml"]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import math
+from typing import Any, Callable
 
-import pandas as pd
-
-from ..balance import design, equiv, equiv_fight, equiv_table, tune, tune_table, variants, worth
+from ..balance import design, equiv, equiv_fight, equiv_table, show_p, tune, tune_table, variants, worth
+from ..budget import BUDGET_SECONDS, MAX_MEMORY_GB
 from ..fighters import load_fighter
 from ..params import DicelabError
+from ..progress import Progress, auto_mode
 from ..system import SYSTEM_IDS, System, get_system
 from ..tables import pairs, render
 from . import Formatter, add_params_options, add_rules_options, command, emit, emit_json, params_from, per_system, rules_from
@@ -45,6 +46,37 @@ EQUIV_EXAMPLE = (
     "  dicelab equiv --from tristat --a veteran --b trained_armed --to kurs --top 3"
 )
 GLOBAL_FLAGS = ("--json", "--table")
+GLOBAL_VALUES = {"--top": int, "--workers": int, "--budget": float, "--max-memory": float}
+"""Options of ``equiv`` that may sit on either side of --to, with their types."""
+PROGRESS_DELAY = 2.0
+
+
+def add_fight_options(p: argparse.ArgumentParser) -> None:
+    """``--workers``, ``--budget``, ``--max-memory`` and ``--quiet`` of the tools that solve many exact duels."""
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="processes for the duels (default: the cores; at most 2 per core); results do not depend on it")
+    p.add_argument("--budget", type=float, metavar="SECONDS",
+                   help=f"refuse when the duels' estimated time is past this (default {BUDGET_SECONDS:g} s)")
+    p.add_argument("--max-memory", type=float, metavar="GB",
+                   help=f"skip a duel whose estimated peak memory is past this (default {MAX_MEMORY_GB:g} GB)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def progress_for(ns: argparse.Namespace, what: str) -> Callable[[int], Progress]:
+    """The progress factory handed to the balance tools: a bar (terminal) or lines on stderr after 2 s."""
+    mode = auto_mode(getattr(ns, "quiet", False))
+    return lambda total: Progress(mode, total=total, unit="duel", desc=f"dicelab {what}", delay=PROGRESS_DELAY)
+
+
+def _frame(rows: list[dict[str, Any]]) -> Any:
+    """The rows as a DataFrame for :func:`~analysis.tables.render` (pandas imported here: start-up stays quick)."""
+    import pandas as pd
+
+    return pd.DataFrame(rows)
+
+
+def _rounds(value: float) -> str:
+    return "never ends" if math.isinf(value) else f"{value:.3f}"
 
 
 def register(sub: Any) -> None:
@@ -68,7 +100,7 @@ def register(sub: Any) -> None:
                         "value only breaks ties")
     p.add_argument("--table", action="store_true", help="map the source's whole range (at its dice)")
     p.add_argument("--top", type=int, default=3, metavar="K", help="fights: how many pairings to show (default 3)")
-    p.add_argument("--workers", type=int, metavar="N", help="fights: processes for the duels (default: the CPUs)")
+    add_fight_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     def add_worth(p: argparse.ArgumentParser, system: System) -> None:
@@ -83,10 +115,11 @@ def register(sub: Any) -> None:
         p.add_argument("--a", metavar="FIGHTER", help=f"side A, to measure the duel too: {FIGHTER_HELP}")
         p.add_argument("--b", metavar="FIGHTER", help=f"side B: {FIGHTER_HELP}")
         add_rules_options(p, system)
-        p.add_argument("--workers", type=int, metavar="N", help="processes for the duels (default: the CPUs)")
+        add_fight_options(p)
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
-    per_system(sub, "variants", "Every rule variant's effect on the check table (and a duel), largest first",
+    per_system(sub, "variants", "Every rule variant's effect on the check table (and a duel), largest first; with "
+               "fighters, also what each policy of A (stance, option) does against the plain B",
                VARIANTS_EXAMPLES, run_variants, add_variants)
 
     def add_design(p: argparse.ArgumentParser, system: System) -> None:
@@ -97,10 +130,10 @@ def register(sub: Any) -> None:
                        help=f"fighter parameters to search (repeatable); a.NAME or b.NAME for one side, a bare NAME "
                             f"gives both fighters the same value; parameters: {names}")
         p.add_argument("--rounds", required=True, type=float, metavar="R", help="wished mean rounds")
-        p.add_argument("--lethality", required=True, type=float, metavar="L", help="wished P(death) = p_a_dead + p_b_dead")
+        p.add_argument("--lethality", required=True, type=float, metavar="L", help="wished P(death) = P(A killed) + P(B killed) at the ruleset's lethal_at level")
         p.add_argument("--p-win", type=float, metavar="W", help="wished P(A wins) (optional)")
         p.add_argument("--top", type=int, default=5, metavar="K", help="how many settings to show (default 5)")
-        p.add_argument("--workers", type=int, metavar="N", help="processes (default: the CPUs); results do not depend on it")
+        add_fight_options(p)
         add_rules_options(p, system)
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -112,17 +145,21 @@ def register(sub: Any) -> None:
 def run_tune(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     rules, args = rules_from(ns, system), params_from(ns, system.CheckArgs)
+    if ns.table and ns.p is not None:
+        raise DicelabError(f"--p {ns.p!r} does not apply with --table (the table lists every P from 5% to 95%); "
+                           "give one of them")
     if ns.table:
         table = tune_table(system, rules, args)
         if ns.json:
             emit_json(table.to_dict())
             return 0
-        df = pd.DataFrame([{"P(success) >=": r["p"],
+        df = _frame([{"P(success) >=": r["p"],
                             "modifier": "any" if r["at_floor"] else "none" if r["modifier"] is None else f"{r['modifier']:+d}",
                             table.value_name: "" if r["value"] is None else str(r["value"]),
                             "P at it": r["p_at_modifier"]} for r in table.rows])
         emit(render(df, "md", title=f"{system.id} tune: {pairs(table.params)}\nrules: {pairs(table.variants)}\n"
-                                    f"P(success) runs from {table.floor:.6f} to {table.ceiling:.6f} over the allowed range"))
+                                    f"P(success) runs from {show_p(table.floor)} to {show_p(table.ceiling)} over the "
+                                    "allowed range"))
         return 0
     if ns.p is None:
         raise DicelabError("tune needs --p P (the wished P(success)) or --table")
@@ -130,10 +167,10 @@ def run_tune(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(res.to_dict())
         return 0
-    below = "" if res.p_below is None else f"; at {res.modifier - 1:+d}: {res.p_below:.6f}"
+    below = "" if res.p_below is None else f"; at {res.modifier - 1:+d}: {show_p(res.p_below)}"
     emit(f"{system.id} tune: {pairs(res.params)}\n  rules: {pairs(res.variants)}\n"
-         f"  P(success) >= {res.p:g} needs modifier {res.modifier:+d} ({res.value_name} {res.value}): "
-         f"P = {res.p_at_modifier:.6f}{below}\n" + "".join(f"  note: {n}\n" for n in res.notes))
+         f"  P(success) >= {res.p!r} needs modifier {res.modifier:+d} ({res.value_name} {res.value}): "
+         f"P = {show_p(res.p_at_modifier)}{below}\n" + "".join(f"  note: {n}\n" for n in res.notes))
     return 0
 
 
@@ -175,19 +212,22 @@ def _sides(ns: argparse.Namespace) -> tuple[list[str], list[str]]:
 
 
 def _global_flags(ns: argparse.Namespace, tokens: list[str]) -> list[str]:
-    """Pull ``--json``, ``--table``, ``--top K`` and ``--workers N`` out of a side's tokens into ``ns``."""
+    """Pull ``--json``, ``--table``, ``--quiet`` and the options of :data:`GLOBAL_VALUES` out of a side's tokens
+    into ``ns``."""
     rest: list[str] = []
     it = iter(tokens)
     for token in it:
         head, eq, tail = token.partition("=")
-        if token in GLOBAL_FLAGS:
+        if token in GLOBAL_FLAGS or token == "--quiet":
             setattr(ns, token[2:], True)
-        elif head in ("--top", "--workers"):
+        elif head in GLOBAL_VALUES:
             value = tail if eq else next(it, None)
+            kind = GLOBAL_VALUES[head]
             try:
-                setattr(ns, head[2:], int(value))  # type: ignore[arg-type]
+                setattr(ns, head[2:].replace("-", "_"), kind(value))  # type: ignore[arg-type]
             except (TypeError, ValueError):
-                raise DicelabError(f"equiv: {head} = {value!r} is not allowed; allowed: an integer") from None
+                what = "an integer" if kind is int else "a number"
+                raise DicelabError(f"equiv: {head} = {value!r} is not allowed; allowed: {what}") from None
         else:
             rest.append(token)
     return rest
@@ -221,7 +261,7 @@ def run_equiv(ns: argparse.Namespace) -> int:
         if ns.json:
             emit_json(table.to_dict())
             return 0
-        df = pd.DataFrame([{f"{source.id} {table.source_value}": r["from"], "P from": r["p_from"],
+        df = _frame([{f"{source.id} {table.source_value}": r["from"], "P from": r["p_from"],
                             f"{target.id} {table.value_name}": r["value"], "P to": r["p_to"]} for r in table.rows])
         emit(render(df, "md", title=f"equiv {source.id} -> {target.id}\nfrom: {pairs(table.source['params'])}; rules "
                                     f"{pairs(table.source['variants'])}\nto: {pairs(table.target['params'])}; rules "
@@ -249,18 +289,19 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
     if ns.table:
         raise DicelabError("equiv: --table maps a check's range; a fight has none")
     res = equiv_fight(source, rules_from(src, source), load_fighter(source, src.a), load_fighter(source, src.b),
-                      target, rules_from(dst, target), top=ns.top, workers=ns.workers)
+                      target, rules_from(dst, target), top=ns.top, workers=ns.workers, budget=ns.budget,
+                      max_memory=ns.max_memory, progress=progress_for(ns, "equiv"))
     if ns.json:
         emit_json(res.to_dict())
         return 0
     f = res.figures
     emit(f"equiv fight {source.id} -> {target.id}: {res.source['a']['name']} (A) vs {res.source['b']['name']} (B)\n"
          f"  from rules: {pairs(res.source['variants'])}\n  to rules:   {pairs(res.target['variants'])}\n"
-         f"  source duel: P(A wins) {f.p_a_wins:.4f}, mean rounds {f.mean_rounds:.3f}, P(death) {f.p_death:.4f}\n"
+         f"  source duel: P(A wins) {f.p_a_wins:.4f}, mean rounds {_rounds(f.mean_rounds)}, P(death) {f.p_death:.4f}\n"
          f"  nearest of {res.pairings} {target.id} archetype pairings (distance {res.distance}):\n")
     for m in res.matches:
         emit(f"    {m.distance:7.3f}  {m.a} vs {m.b}: P(A wins) {m.figures.p_a_wins:.4f}, "
-             f"mean rounds {m.figures.mean_rounds:.3f}, P(death) {m.figures.p_death:.4f}\n")
+             f"mean rounds {_rounds(m.figures.mean_rounds)}, P(death) {m.figures.p_death:.4f}\n")
     for s in res.skipped:
         emit(f"  skipped: {s}\n")
     return 0
@@ -273,7 +314,7 @@ def run_worth(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(res.to_dict())
         return 0
-    df = pd.DataFrame([{res.value_name: r["value"], "modifier": f"{r['modifier']:+d}", "P(success)": r["p_success"],
+    df = _frame([{res.value_name: r["value"], "modifier": f"{r['modifier']:+d}", "P(success)": r["p_success"],
                         "dP of +1": r["delta_p"], f"mean {res.outcome}": r["mean"], f"std {res.outcome}": r["std"]}
                        for r in res.rows])
     emit(render(df, "md", title=f"{system.id} worth: {pairs(res.params)}\nrules: {pairs(res.variants)}"))
@@ -286,7 +327,8 @@ def run_variants(ns: argparse.Namespace) -> int:
     if (ns.a is None) != (ns.b is None):
         raise DicelabError("variants: give both --a and --b, or neither")
     a, b = (load_fighter(system, ns.a), load_fighter(system, ns.b)) if ns.a is not None else (None, None)
-    res = variants(system, rules_from(ns, system), a=a, b=b, workers=ns.workers)
+    res = variants(system, rules_from(ns, system), a=a, b=b, workers=ns.workers, budget=ns.budget,
+                   max_memory=ns.max_memory, progress=progress_for(ns, "variants"))
     if ns.json:
         emit_json(res.to_dict())
         return 0
@@ -303,16 +345,33 @@ def run_variants(ns: argparse.Namespace) -> int:
     if res.base_duel is not None:
         bd = res.base_duel
         title += (f"\nduel {res.a['name']} (A) vs {res.b['name']} (B): P(A wins) {bd.p_a_wins:.4f}, "
-                  f"P(death) {bd.p_death:.4f}, mean rounds {bd.mean_rounds:.3f}")
-    emit(render(pd.DataFrame(rows), "md", title=title))
+                  f"P(death) {bd.p_death:.4f}, mean rounds {_rounds(bd.mean_rounds)}")
+    emit(render(_frame(rows), "md", title=title))
+    if res.base_duel is not None:
+        emit("\n" + _policies_text(res))
     return 0
+
+
+def _policies_text(res: Any) -> str:
+    """The policies of A ranked by their gain in P(A wins) against the plain B."""
+    lethal = res.variants.get("lethal_at", "dying")
+    if not res.policies:
+        return f"{res.system} fighters have no policies (stances, tactical options) to rank\n"
+    rows = []
+    for p in res.policies:
+        d = p.duel_delta or {}
+        rows.append({"policy of A": p.label, "dP(A wins)": d.get("p_a_wins"), f"dP(A {lethal})": d.get("p_a_killed"),
+                     f"dP(B {lethal})": d.get("p_b_killed"), "d mean rounds": d.get("mean_rounds"), "note": p.note})
+    return render(_frame(rows), "md", title=f"policies of {res.a['name']} (A) against the plain {res.b['name']} "
+                                                   "(B), largest gain in P(A wins) first")
 
 
 # ----------------------------------------------------------------- design
 def run_design(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     rules, a, b = fighters_from(ns, system)
-    res = design(system, rules, a, b, ",".join(ns.vary), ns.rounds, ns.lethality, ns.p_win, ns.top, ns.workers)
+    res = design(system, rules, a, b, ",".join(ns.vary), ns.rounds, ns.lethality, ns.p_win, ns.top, ns.workers,
+                 budget=ns.budget, max_memory=ns.max_memory, progress=progress_for(ns, "design"))
     if ns.json:
         emit_json(res.to_dict())
         return 0
@@ -323,7 +382,7 @@ def run_design(ns: argparse.Namespace) -> int:
          + (f", P(A wins) {wish['p_win']:g}" if wish["p_win"] is not None else "") + f"\n  distance: {res.distance}\n")
     for p in res.best:
         f = p.figures
-        emit(f"  {p.distance:7.3f}  {pairs(p.setting)}: mean rounds {f.mean_rounds:.3f}, P(death) {f.p_death:.4f}, "
+        emit(f"  {p.distance:7.3f}  {pairs(p.setting)}: mean rounds {_rounds(f.mean_rounds)}, P(death) {f.p_death:.4f}, "
              f"P(A wins) {f.p_a_wins:.4f}, P(B wins) {f.p_b_wins:.4f}\n")
     if res.skipped:
         emit(f"  skipped {len(res.skipped)} settings, e.g. {res.skipped[0]}\n")

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..files import check_output_path, write_atomic
 from ..params import DicelabError, parse_pairs
-from ..results import CheckResult
 from ..system import all_systems, get_system
-from ..files import write_atomic
-from ..tables import FORMATS, pairs, render, success_table, text
+from ..tables import FORMATS, pairs, prob, render, success_rows, text
 from . import add_params_options, add_rules_options, command, emit, emit_json, params_from, per_system, rules_from
+
+if TYPE_CHECKING:
+    from ..results import CheckResult
 
 CHECK_EXAMPLES = {
     "tristat": "dicelab check tristat --die 6 --target 7",
@@ -59,12 +61,17 @@ def register(sub: Any) -> None:
         p.add_argument("--a", required=True, metavar="K=V,...", help=f"side A's check parameters ({names})")
         p.add_argument("--b", required=True, metavar="K=V,...", help=f"side B's check parameters ({names})")
         add_rules_options(p, system)
+        if "resist" in system.extras:
+            p.add_argument("--mode", choices=("contest", "resist"), default="contest",
+                           help="contest: both roll, larger result wins (default); resist: A's sudden action against "
+                                "B's resistance, A's effectiveness taken off B's limit")
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
     per_system(sub, "opposed", "An opposed check: P(A wins), P(tie), P(B wins), margin distribution",
                OPPOSED_EXAMPLES, run_opposed, add_opposed)
 
     def add_seedcheck(p: argparse.ArgumentParser, system: Any) -> None:
+        add_rules_options(p, system)
         p.add_argument("--json", action="store_true", help='print {"cells": [...]}')
 
     per_system(sub, "seedcheck", "The seed's printed probability table, cell by cell beside the exact value",
@@ -78,6 +85,7 @@ def run_systems(ns: argparse.Namespace) -> int:
             "title": s.title,
             "title_ru": s.title_ru,
             "seed": s.seed,
+            "rules_page": f"docs/rules/{s.id}.md",
             "dice": s.dice,
             "variants": [vars(i) for i in s.Rules.describe() if i.kind == "variant"],
             "constants": [vars(i) for i in s.Rules.describe() if i.kind == "constant"],
@@ -112,16 +120,16 @@ def run_check(ns: argparse.Namespace) -> int:
     return 0
 
 
-def format_check(res: CheckResult) -> str:
+def format_check(res: "CheckResult") -> str:
     """A check result as text a designer reads at the table."""
     lines = [f"{res.system} check: {pairs(res.params)}", f"  rules: {pairs(res.variants)}",
-             f"  P(success)   {res.p_success:.6f}"]
+             f"  P(success)   {prob(res.p_success)}"]
     if res.p_critical is not None:
-        lines.append(f"  P(critical)  {res.p_critical:.6f}")
+        lines.append(f"  P(critical)  {prob(res.p_critical)}")
     if res.p_fumble is not None:
-        lines.append(f"  P(fumble)    {res.p_fumble:.6f}")
+        lines.append(f"  P(fumble)    {prob(res.p_fumble)}")
     for k, v in res.extra.items():
-        lines.append(f"  {k:<12} {v:.6f}")
+        lines.append(f"  {k:<12} {prob(v)}")
     if res.residual:
         lines.append(f"  residual     {res.residual:.3g}  (truncated mass of the unbounded explosion)")
     lines.append(f"  {res.outcome} distribution (value: P = k, P >= k):")
@@ -134,12 +142,14 @@ def format_check(res: CheckResult) -> str:
 
 def run_table(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
+    if ns.out is not None:
+        check_output_path(ns.out)
     rules = rules_from(ns, system)
-    df = success_table(system, rules, params_from(ns, system.CheckArgs))
-    mode = "dice" if "dice" in df.columns else "mode"
-    body = render(df, ns.format, title=f"# {system.title}: P(success) by {system.value}\n\nRules: {pairs(rules.to_dict())}",
+    rows = success_rows(system, rules, params_from(ns, system.CheckArgs))
+    mode = "dice" if rows and "dice" in rows[0] else "mode"
+    body = render(rows, ns.format, title=f"# {system.title}: P(success) by {system.value}\n\nRules: {pairs(rules.to_dict())}",
                   pivot=(system.value, mode, "p_success"))
-    if ns.out:
+    if ns.out is not None:
         write_atomic(ns.out, body)
     else:
         emit(body)
@@ -150,14 +160,18 @@ def run_opposed(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     a = system.CheckArgs.from_text(parse_pairs(ns.a, "--a"))
     b = system.CheckArgs.from_text(parse_pairs(ns.b, "--b"))
-    res = system.opposed(rules_from(ns, system), a, b)
+    opposed = system.extras["resist"] if getattr(ns, "mode", "contest") == "resist" else system.opposed
+    res = opposed(rules_from(ns, system), a, b)
     if ns.json:
         emit_json(res.to_dict())
         return 0
     emit(f"{res.system} opposed: A {pairs(res.a)} vs B {pairs(res.b)}\n"
          f"  rules: {pairs(res.variants)}\n"
-         f"  P(A wins) {res.p_a_wins:.6f}\n  P(tie)    {res.p_tie:.6f}  ({res.tie_rule})\n"
-         f"  P(B wins) {res.p_b_wins:.6f}\n")
+         f"  P(A wins) {prob(res.p_a_wins)}\n  P(tie)    {prob(res.p_tie)}  ({res.tie_rule})\n"
+         f"  P(B wins) {prob(res.p_b_wins)}\n")
+    for k, v in res.extra.items():
+        if isinstance(v, float):
+            emit(f"  {k:<17} {prob(v)}\n")
     return 0
 
 
@@ -165,15 +179,21 @@ def run_seedcheck(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     if "seed_table" not in system.extras:
         raise DicelabError(f"system = {ns.system!r} has no printed probability table; allowed: tun")
-    cells = system.extras["seed_table"]()
+    rules = rules_from(ns, system)
+    cells = system.extras["seed_table"](rules)
+    warning = system.extras["seed_table_warning"](rules)
     if ns.json:
-        emit_json({"system": system.id, "seed": system.seed, "cells": cells})
+        emit_json({"system": system.id, "seed": system.seed, "variants": rules.to_dict(), "warning": warning,
+                   "cells": cells})
         return 0
-    emit(f"{system.title_ru}: the seed's table P(roll <= v), printed vs exact\n")
-    emit(f"{'dice':>6} {'v':>3} {'printed':>8} {'exact':>9} {'diff':>9}  explained by\n")
+    emit(f"{warning}\n\n")
+    emit(f"{system.title_ru}: the seed's table P(roll <= v), printed vs exact, and P(success at limit v) "
+         f"under success_rule={rules.success_rule}\n")
+    emit(f"{'dice':>6} {'v':>3} {'printed':>8} {'P(<=v)':>9} {'diff':>9} {'P(succ)':>9}  explained by\n")
     for c in cells:
         flag = "  <-- FLAGGED" if c["flagged"] else ""
-        emit(f"{c['dice']:>6} {c['v']:>3} {c['printed']:>8g} {c['exact']:>9.6f} {c['difference']:>+9.6f}  {c['explained_by']}{flag}\n")
+        emit(f"{c['dice']:>6} {c['v']:>3} {c['printed']:>8g} {c['exact']:>9.6f} {c['difference']:>+9.6f} "
+             f"{c['p_success']:>9.6f}  {c['explained_by']}{flag}\n")
     flagged = sum(c["flagged"] for c in cells)
     emit(f"{flagged} of {len(cells)} printed numbers are a full unit of their last digit or more off.\n")
     return 0

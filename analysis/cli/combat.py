@@ -9,7 +9,7 @@ from ..combat import describe_fighter, parse_rolls
 from ..fighters import archetypes, load_fighter
 from ..params import parse_pairs
 from ..system import all_systems, get_system
-from ..tables import pairs
+from ..tables import pairs, prob
 from . import add_rules_options, command, emit, emit_json, per_system, rules_from
 
 FIGHTER_HELP = "an archetype name, a .toml/.json file, or inline key=value,... (archetype=NAME starts from one)"
@@ -62,11 +62,11 @@ def register(sub: Any) -> None:
 
 def fighters_from(ns: argparse.Namespace, system: Any) -> tuple[Any, Any, Any]:
     """(rules, A, B) from the command line."""
-    return rules_from(ns, system), load_fighter(system, ns.a), load_fighter(system, ns.b)
+    return rules_from(ns, system), load_fighter(system, ns.a, "--a"), load_fighter(system, ns.b, "--b")
 
 
 def run_archetypes(ns: argparse.Namespace) -> int:
-    systems = [get_system(ns.system)] if ns.system else all_systems()
+    systems = [get_system(ns.system)] if ns.system is not None else all_systems()
     data = {}
     for system in systems:
         rules = system.rules()
@@ -91,12 +91,19 @@ def run_exchange(ns: argparse.Namespace) -> int:
         return 0
     emit(f"{system.id} exchange: {res.attacker['name']} attacks {res.defender['name']}\n  rules: {pairs(res.variants)}\n")
     for k in ("p_miss", "p_defended", "p_graze", "p_hit", "p_critical"):
-        emit(f"  {k:<11} {getattr(res, k):.6f}\n")
+        emit(f"  {k:<11} {prob(getattr(res, k))}\n")
     emit(f"  mean damage {res.damage.mean():.4f}\n  damage: " + _shown(res.damage.to_dict()) + "\n")
     emit("  defender after: " + _shown(res.condition_after) + "\n")
     for note in res.notes:
         emit(f"  note: {note}\n")
+    _warnings(res.to_dict())
     return 0
+
+
+def _warnings(data: dict[str, Any]) -> None:
+    """The stat-limit warnings a result carries (``stat_limits = "warn"``), one line each."""
+    for warning in data.get("warnings", ()):
+        emit(f"  warning: {warning}\n")
 
 
 def _shown(probs: dict[Any, float], floor: float = 5e-5) -> str:
@@ -117,12 +124,17 @@ def run_resolve(ns: argparse.Namespace) -> int:
     for step in res.steps:
         emit(f"  {step}\n")
     emit(f"  => hit={str(res.hit).lower()}, damage={res.damage}, marked={res.marked}\n")
+    _warnings(res.to_dict())
     return 0
 
 
 def run_duel(ns: argparse.Namespace) -> int:
+    from ..budget import check_duel
+
     system = get_system(ns.system)
-    res = system.duel(*fighters_from(ns, system))
+    rules, a, b = fighters_from(ns, system)
+    check_duel(system, rules, a, b)
+    res = system.duel(rules, a, b)
     data = res.to_dict()
     if ns.json:
         emit_json(data)
@@ -132,7 +144,10 @@ def run_duel(ns: argparse.Namespace) -> int:
     for k in ("p_a_wins", "p_b_wins", "p_both_out", "p_stalemate", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying",
               "p_a_dead", "p_b_dead", "p_a_killed", "p_b_killed"):
         value = data[k]
-        emit(f"  {k:<12} " + (f"{value:.6f}" if value is not None else f"n/a ({data['null_reasons'][k]})") + "\n")
+        emit(f"  {k:<12} " + (prob(value) if value is not None else f"n/a ({data['null_reasons'][k]})") + "\n")
+    if "p_still_up" in data:
+        emit(f"  {'p_still_up':<12} {prob(data['p_still_up'])}\n")
+    _warnings(data)
     emit(f"  lethal_at {data['lethal_at']}, after_out {data['after_out']}"
          + (f": mean attacks on the helpless one {data['mean_finish_attacks']:.3f}"
             if data["mean_finish_attacks"] is not None else "") + "\n")

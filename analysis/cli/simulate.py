@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-from ..params import parse_pairs
+from ..params import merge_pairs
 from ..system import get_system
 from ..tables import pairs
 from . import add_params_options, add_rules_options, emit, emit_json, params_from, per_system, rules_from
-from .combat import FIGHTER_HELP, fighters_from
+from .combat import FIGHTER_HELP, _warnings, fighters_from
 
 SIM_EXAMPLES = {
     "tristat": "dicelab sim tristat --a veteran --b trained --n 1000000 --seed 1 --json",
@@ -25,11 +26,38 @@ CHECK_EXAMPLES = {
 }
 
 
+PROGRESS_DELAY = 2.0
+"""Seconds before a run shows its progress (with an ETA) on stderr: quick runs stay silent."""
+
+
 def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, default=100_000, help="number of trials (default 100000)")
+    p.add_argument("--n", type=int, default=100_000,
+                   help="number of trials (default 100000); Ctrl-C stops early and prints the trials finished so far")
     p.add_argument("--seed", type=int, default=None, help="seed (same seed, same numbers, any worker count)")
-    p.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    p.add_argument("--workers", type=int, default=None, help="threads (default: all cores; at most 4 per core)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _progress(ns: argparse.Namespace, what: str) -> Any:
+    """Progress of the run on stderr, and the one-line notice of a cold kernel cache."""
+    from sims.engine import announce_compiling, check_n
+
+    from ..progress import Progress, auto_mode
+
+    bar = Progress(auto_mode(ns.quiet), total=check_n(ns.n), unit="trial", desc=f"dicelab {what}",
+                   delay=PROGRESS_DELAY)
+    announce_compiling(lambda text: print(f"dicelab {what}: {text}", file=sys.stderr, flush=True))
+    return bar
+
+
+def _finish(res: Any, what: str) -> int:
+    """Exit code 130 and a line on stderr when Ctrl-C stopped the run (the figures printed are over ``res.n``)."""
+    if not res.interrupted:
+        return 0
+    print(f"dicelab {what}: interrupted after {res.n:,} of {res.n_requested:,} trials; the figures are over the "
+          f"{res.n:,} finished", file=sys.stderr)
+    return 130
 
 
 def register(sub: Any) -> None:
@@ -59,32 +87,47 @@ def run_sim(ns: argparse.Namespace) -> int:
 
     system = get_system(ns.system)
     rules, a, b = fighters_from(ns, system)
-    options: dict[str, str] = {}
-    for item in ns.option:
-        options.update(parse_pairs(item, "--option"))
-    res = simulate_duel(system.id, rules, a, b, ns.n, seed=ns.seed, model=ns.model, options=options, workers=ns.workers)
+    options = merge_pairs(ns.option, "--option")
+    bar = _progress(ns, "sim")
+    try:
+        res = simulate_duel(system.id, rules, a, b, ns.n, seed=ns.seed, model=ns.model, options=options,
+                            workers=ns.workers, progress=bar)
+    finally:
+        bar.close()
     if ns.json:
         emit_json(res.to_dict())
-        return 0
-    emit(f"{system.id} sim ({res.model} model, n={res.n}, seed={res.seed}): {res.a['name']} (A) vs {res.b['name']} (B)\n"
+        return _finish(res, "sim")
+    emit(f"{system.id} sim ({res.model} model, n={_n(res)}, seed={res.seed}): {res.a['name']} (A) vs {res.b['name']} (B)\n"
          f"  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else ""))
     emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
-    return 0
+    if res.rounds_note:
+        emit(f"  {res.rounds_note}\n")
+    _warnings(res.to_dict())
+    return _finish(res, "sim")
+
+
+def _n(res: Any) -> str:
+    """``n`` as the header shows it: ``n=N``, or ``N of M (interrupted)``."""
+    return f"{res.n} of {res.n_requested} (interrupted)" if res.interrupted else str(res.n)
 
 
 def run_sim_check(ns: argparse.Namespace) -> int:
     from sims.api import simulate_check
 
     system = get_system(ns.system)
-    res = simulate_check(system.id, rules_from(ns, system), params_from(ns, system.CheckArgs), ns.n, seed=ns.seed,
-                         workers=ns.workers)
+    rules, args = rules_from(ns, system), params_from(ns, system.CheckArgs)
+    bar = _progress(ns, "sim-check")
+    try:
+        res = simulate_check(system.id, rules, args, ns.n, seed=ns.seed, workers=ns.workers, progress=bar)
+    finally:
+        bar.close()
     data = res.to_dict()
     if ns.json:
         emit_json(data)
-        return 0
-    emit(f"{system.id} sim-check (n={res.n}, seed={res.seed}): {pairs(res.params)}\n  rules: {pairs(res.variants)}\n")
+        return _finish(res, "sim-check")
+    emit(f"{system.id} sim-check (n={_n(res)}, seed={res.seed}): {pairs(res.params)}\n  rules: {pairs(res.variants)}\n")
     for key in ("p_success", "p_critical", "p_fumble", "mean"):
         if key in data:
             lo, hi = data[f"ci_{key}"]
             emit(f"  {key:<10} {data[key]:.6f}  se {data[f'se_{key}']:.6f}  95% CI [{lo:.6f}, {hi:.6f}]\n")
-    return 0
+    return _finish(res, "sim-check")

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from ..files import check_output_path
+from ..progress import auto_mode
 from ..sweep import EXAMPLE, FORMATS, Interrupted, run_sweep
 from . import command, emit
 
@@ -17,11 +19,13 @@ the product of its values.
 
 """ + "\n".join(f"  {line}" if line else "" for line in EXAMPLE.splitlines()) + """
 
-Blocks hold `variants` (rule variants), `check` (check parameters; kind = "check"),
-`a` and `b` (fighters; kind = "exchange" or "duel": archetype = NAME or
-file = PATH, plus parameters) and, for Monte Carlo duels, `options`.
-An interrupted sweep keeps its finished cases in OUT.journal/: run the same
-command again to resume.  More configs: examples/sweeps/."""
+Blocks hold `rules` (house rules: "house.toml" relative to the config, or an
+inline table), `variants` (any ruleset field: variants and constants), `check`
+(check parameters; kind = "check"), `a` and `b` (fighters; kind = "exchange" or
+"duel": archetype = NAME or file = PATH, plus parameters) and, for Monte Carlo
+duels, `options`.  Finished cases go to OUT.journal/, keyed by their inputs: an
+interrupted sweep resumes when run again, a widened grid reuses what it holds;
+the journal is removed once the table is written.  More: examples/sweeps/."""
 
 
 def register(sub: Any) -> None:
@@ -33,16 +37,22 @@ def register(sub: Any) -> None:
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="parquet (default) or csv (the default for an --out ending in .csv)")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, default=None, metavar="N", help="local processes (default: all cores)")
+    where.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="local processes (default: all cores; at most 2 per core)")
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask distributed cluster, e.g. tcp://host:8786")
+    p.add_argument("--max-memory", type=float, metavar="GB",
+                   help="exact duels: refuse the sweep when a duel's estimated peak memory is past this (default 1 GB; "
+                        "each worker solves one duel at a time)")
+    p.add_argument("--keep-journal", action="store_true",
+                   help="keep OUT.journal/ after the table is written (a later, wider grid reuses its cases)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
 def run(ns: argparse.Namespace) -> int:
-    progress = "quiet" if ns.quiet else "bar" if sys.stderr.isatty() else "lines"
+    check_output_path(ns.out)
     try:
         done = run_sweep(ns.config, ns.out, fmt=ns.format, workers=ns.workers, scheduler=ns.scheduler,
-                         progress=progress)
+                         progress=auto_mode(ns.quiet), keep_journal=ns.keep_journal, max_memory=ns.max_memory)
     except Interrupted as err:
         print(f"dicelab sweep: {err}", file=sys.stderr)
         return err.exit_code

@@ -2,13 +2,19 @@
 
 Roll-under: success iff ``roll < limit`` (``success_rule = "le"``: ``<=``);
 effectiveness ``E = limit - roll``.  Dice: 3d6, or for luck 1d20 or 1d6x3.
-Optional criticals: the minimum roll succeeds with E raised by the bonus whose
-``<=``-chance is nearest 10%; the maximum roll fails.  See RULES.md section 3.
+Optional criticals: the minimum roll succeeds with E raised by the book's
+bonus (6, 2, 3: the value whose ``<=``-chance is nearest 10%); the maximum
+roll fails.  Resistance (c): the hostile action's E is taken off the
+resister's limit.  The project's rules reference is ``docs/rules/tun.md``.
 
-Combat: the attacker's limit is Body + attack feature - the target's Body
-defense (when it defends); a success inflicts ``E*n + b`` Body trauma.  A duel
-keeps the order of the first round; each turn is two attacks, and a fighter
-put out before its turn has the last word (one attack, +1 Body trauma).
+Combat: the attacker's limit is Body + attack feature less the penalties of
+"Стрельба и бой холодным оружием" (the target's Body defense when it counts,
+size, distance, moving, an aimed shot); a success inflicts ``E*n + b`` Body
+trauma.  A duel keeps the order of the first round (Body, a roll or
+Reaction); each turn is two actions, a fighter may delay or skip for
+initiative, and a fighter put out before its turn has the last word (one
+action, +1 Body trauma).  ``after_out = "finish"``: the winner keeps
+attacking the helpless loser, which no longer defends.
 
 >>> round(SYSTEM.check(Rules(), CheckArgs(limit=13)).p_success, 6)
 0.740741
@@ -30,25 +36,68 @@ from .._lazy import sp
 from .. import markov
 from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
 from ..dist import Dist
-from ..params import Bool, Choice, DicelabError, FighterBase, Int, ParamError, Validated, param
+from ..params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
 from ..results import CheckResult, OpposedResult, Outcomes
 from ..system import System
 
 D6 = Dist.die(range(1, 7))
 DICE_MODES = ("3d6", "1d20", "1d6x3")
+AIMS = ("none", "arm", "leg", "head", "hand", "foot", "knee")
+TURN_POLICIES = ("act", "delay", "initiative_skip")
+NORMAL, LAST_WORD, HELPLESS = "normal", "last_word", "helpless"
+"""How an attack is made: an ordinary action, a last word (the speaker cannot move), on a helpless target."""
+MODES = (NORMAL, LAST_WORD, HELPLESS)
+
+
+def _constant(default: int, spec: Int, help: str) -> Any:
+    return param(default, spec, help, kind="constant")
 
 
 @dataclass(frozen=True)
 class Rules(DuelRules):
-    """The ТУН ruleset: every variant of RULES.md section 3."""
+    """The ТУН ruleset: every variant and number of RULES.md section 3, and the range of the duel."""
 
     where = "tun ruleset"
     success_rule: str = param("lt", Choice(("lt", "le")), "success iff roll < limit (the text), or <= (the seed's table)")
     crits: bool = param(False, Bool(), "optional critical rolls: minimum succeeds with an E bonus, maximum fails")
-    last_word: bool = param(True, Bool(), "a fighter put out before its turn still takes one action (+1 Body trauma)")
-    dying_last_word: bool = param(True, Bool(), "the last word also for a fighter put out with trauma > 2 x volume "
-                                  "(the seed: it dies within the hour, not at once)")
-    turn_order: str = param("body", Choice(("body", "roll")), "fixed order by Body (ties: d6 roll-off), or by a d6 roll-off")
+    last_word: bool = param(True, Bool(), "a fighter put out before its turn still takes last_word_actions actions "
+                            "(each +last_word_trauma Body trauma)")
+    dying_last_word: bool = param(True, Bool(), "the last word also for a fighter put out dying (trauma > "
+                                  "death_multiple x volume; the seed: it dies within the hour, not at once)")
+    turn_order: str = param("body", Choice(("body", "roll", "reaction")),
+                            "order fixed at the first round: by Body (ties: d6 roll-off), by a d6 roll-off, or by the "
+                            "reaction feature (ties by Body, then a roll-off)")
+    ranged_defense: str = param("moving", Choice(("moving", "defends")),
+                                "a ranged attack subtracts the target's Body defense iff the target moves (the text), "
+                                "or iff it defends (the knife throw's agreed convention)")
+    size_bonus: bool = param(False, Bool(), "size term -(size_target - size_attacker) both ways (the formula): a "
+                             "bigger target gives a bonus; false: a penalty only when the target is smaller (the text)")
+    death_multiple: int = _constant(2, Int(1, 10), "dying when Body trauma > death_multiple x volume")
+    defense_divisor: int = _constant(2, Int(1, 10), "Body defense = ceil(body / defense_divisor) + extra defense")
+    crit_bonus_3d6: int = _constant(6, Int(0, 30), "E bonus of a critical success on 3d6")
+    crit_bonus_1d20: int = _constant(2, Int(0, 30), "E bonus of a critical success on 1d20")
+    crit_bonus_1d6x3: int = _constant(3, Int(0, 30), "E bonus of a critical success on 1d6x3")
+    actions_per_turn: int = _constant(2, Int(1, 6), "actions in a turn")
+    last_word_actions: int = _constant(1, Int(1, 6), "actions of the last word")
+    last_word_trauma: int = _constant(1, Int(0, 10), "Body trauma each last-word action costs the speaker")
+    initiative_skip_cost: int = _constant(1, Int(0, 6), "actions fewer in the first round led after an initiative skip")
+    moving_penalty: int = _constant(1, Int(0, 10), "penalty on every attack of a fighter that moves while it acts")
+    distance_step: int = _constant(10, Int(1, 1000), "metres per distance band (the first band is free)")
+    distance_penalty: int = _constant(1, Int(0, 10), "penalty per distance band after the first (ranged attacks)")
+    aim_penalty_arm: int = _constant(2, Int(0, 20), "penalty of a shot aimed at an arm")
+    aim_penalty_leg: int = _constant(1, Int(0, 20), "penalty of a shot aimed at a leg")
+    aim_penalty_head: int = _constant(3, Int(0, 20), "penalty of a shot aimed at the head")
+    aim_penalty_hand: int = _constant(6, Int(0, 20), "penalty of a shot aimed at a hand")
+    aim_penalty_foot: int = _constant(5, Int(0, 20), "penalty of a shot aimed at a foot")
+    aim_penalty_knee: int = _constant(5, Int(0, 20), "penalty of a shot aimed at a knee")
+    distance: int = param(0, Int(0, 10_000), "metres between the fighters: ranged attacks take "
+                          "-max(0, ceil(distance / distance_step) - 1) x distance_penalty (melee is assumed in reach)",
+                          kind="option")
+
+    def check(self) -> None:
+        if self.initiative_skip_cost > self.actions_per_turn:
+            raise ParamError("initiative_skip_cost", self.initiative_skip_cost,
+                             f"an integer in 0..actions_per_turn ({self.actions_per_turn})")
 
 
 @dataclass(frozen=True)
@@ -70,25 +119,24 @@ def roll(dice: str) -> Dist:
     return {"3d6": 3 @ D6, "1d20": Dist.die(range(1, 21)), "1d6x3": D6 * 3}[dice]
 
 
-def crit_bonus(dice: str) -> int:
-    """The E bonus of a critical success: the value whose P(roll <= v) is nearest 10%.
+def crit_bonus(rules: Rules, dice: str) -> int:
+    """The E bonus of a critical success on this dice mode (a rule constant).
 
-    >>> [crit_bonus(d) for d in DICE_MODES]
+    >>> [crit_bonus(Rules(), d) for d in DICE_MODES]
     [6, 2, 3]
     """
-    r = roll(dice)
-    return int(r.support[np.argmin(np.abs(r.cdf(r.support) - 0.1))])
+    return getattr(rules, f"crit_bonus_{dice}")
 
 
-def outcome_arrays(rules: Rules, dice: str, limit: int, rolls: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Vectorised over roll values: (success, E, critical success, critical failure)."""
+def outcome_arrays(rules: Rules, dice: str, limit: Any, rolls: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Vectorised over roll values (and limits, broadcast): (success, E, critical success, critical failure)."""
     r = roll(dice)
     base = rolls <= limit if rules.success_rule == "le" else rolls < limit
     e = limit - rolls
-    crit = np.zeros_like(base) if not rules.crits else rolls == r.min
-    fumble = np.zeros_like(base) if not rules.crits else rolls == r.max
+    crit = np.zeros_like(base) if not rules.crits else np.broadcast_to(rolls == r.min, base.shape)
+    fumble = np.zeros_like(base) if not rules.crits else np.broadcast_to(rolls == r.max, base.shape)
     success = (base | crit) & ~fumble
-    e = np.where(crit, np.maximum(e, 0) + crit_bonus(dice), e)
+    e = np.where(crit, np.maximum(e, 0) + crit_bonus(rules, dice), e)
     return success, e, crit, fumble
 
 
@@ -122,6 +170,42 @@ def opposed(rules: Rules, a: CheckArgs, b: CheckArgs) -> OpposedResult:
     return OpposedResult("tun", rules.to_dict(), a.to_dict(), b.to_dict(), win, lose, tie, margin, rule)
 
 
+def resist(rules: Rules, attacker: CheckArgs, resister: CheckArgs) -> OpposedResult:
+    """Resistance (c): a sudden hostile action (side A) against a resister (side B).
+
+    The resister checks against its limit less the action's effectiveness E
+    («эффективность враждебного воздействия вычитается из броска»): it resists
+    iff that check succeeds (under the default rule iff its own E > the
+    action's E).  A wins when the action succeeds and is not resisted.
+    ``p_resist`` is P(resist | the action succeeded), over both rolls;
+    ``resist_by_effectiveness`` gives it for each E of the action.
+
+    >>> res = resist(Rules(), CheckArgs(limit=12), CheckArgs(limit=13))
+    >>> round(res.p_a_wins + res.p_b_wins, 12), res.p_tie, 0 < res.extra["p_resist"] < 1
+    (1.0, 0.0, True)
+    """
+    ra, rr = roll(attacker.dice), roll(resister.dice)
+    s_a, e_a, _, _ = outcome_arrays(rules, attacker.dice, attacker.limit, ra.support)
+    held = outcome_arrays(rules, resister.dice, resister.limit - e_a[:, None], rr.support[None, :])[0]
+    p_held = held.astype(float) @ rr.p
+    p_success = float(ra.p @ s_a.astype(float))
+    p_resisted = float(ra.p @ (s_a * p_held))
+    by_e: dict[str, float] = {}
+    for e, ok, p in sorted(zip(e_a.tolist(), s_a.tolist(), p_held.tolist())):
+        if ok:
+            by_e[str(e)] = p
+    e_r = outcome_arrays(rules, resister.dice, resister.limit, rr.support)[1]
+    margin = Dist._from_arrays((e_a[:, None] - e_r[None, :]).ravel(), np.outer(ra.p, rr.p).ravel())
+    lands = p_success - p_resisted
+    rule = ("resistance (c): A's effect holds iff A succeeds and B fails its check at limit - A's E; "
+            "B wins when A fails or B resists; no ties")
+    extra = {"mode": "resist", "p_attack_success": p_success,
+             "p_resist": p_resisted / p_success if p_success > 0 else None,
+             "p_resisted": p_resisted, "resist_by_effectiveness": by_e}
+    return OpposedResult("tun", rules.to_dict(), attacker.to_dict(), resister.to_dict(), lands, 1.0 - lands, 0.0,
+                         margin, rule, extra)
+
+
 def table_cases(rules: Rules, args: CheckArgs) -> Iterator[tuple[str, Rules, CheckArgs]]:
     """Every dice mode, limits from the minimum roll to one past the maximum."""
     for dice in DICE_MODES:
@@ -130,17 +214,22 @@ def table_cases(rules: Rules, args: CheckArgs) -> Iterator[tuple[str, Rules, Che
             yield dice, rules, args.replace(limit=limit, dice=dice)
 
 
-def seed_table() -> list[dict[str, Any]]:
+def seed_table(rules: Rules | None = None) -> list[dict[str, Any]]:
     """Every number printed in the seed's table "Вероятность удачного броска" beside
-    the exact P(roll <= v).
+    the exact P(roll <= v) and P(success at limit v) under ``rules``.
 
     A cell is ``flagged`` when the printed value is a full unit of its last
     printed digit or more away from the exact one; ``explained_by`` says
     whether the print is exact, rounded, truncated (or both), or neither.
+    Under the default strict rule P(success at limit v) is the table's row
+    v - 1: the table read at the limit is one row optimistic.
 
     >>> [(c["dice"], c["v"]) for c in seed_table() if c["flagged"]]
     [('3d6', 15), ('3d6', 14)]
+    >>> [round(c["p_success"], 6) for c in seed_table() if (c["dice"], c["v"]) == ("3d6", 13)]
+    [0.740741]
     """
+    rules = rules or Rules()
     text = files("analysis").joinpath("data/tun_seed_table.csv").read_text(encoding="utf-8")
     rows = csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#"))
     cells = []
@@ -162,8 +251,22 @@ def seed_table() -> list[dict[str, Any]]:
                 "difference": float(value - exact),
                 "explained_by": _explained_by(value, exact, unit),
                 "flagged": abs(value - exact) >= unit,
+                "p_success": check(rules, CheckArgs(limit=v, dice=dice)).p_success,
             })
     return cells
+
+
+def seed_table_warning(rules: Rules) -> str:
+    """What the seed's table means under ``rules.success_rule``.
+
+    >>> seed_table_warning(Rules(success_rule="le"))[:40]
+    'success_rule=le: success at limit v is P'
+    """
+    if rules.success_rule == "le":
+        return "success_rule=le: success at limit v is P(roll <= v), so the table's row v is the chance at limit v"
+    return ("warning: the seed's table gives P(roll <= v), but under success_rule=lt (the default: «меньше Предела») "
+            "success at limit v is P(roll < v) = the table's row v - 1: read at the limit, the table is one row "
+            "optimistic (3d6 at limit 13: printed 0.84, success 0.740741)")
 
 
 def _explained_by(printed: Fraction, exact: Fraction, unit: Fraction) -> str:
@@ -179,6 +282,7 @@ def _explained_by(printed: Fraction, exact: Fraction, unit: Fraction) -> str:
 # ------------------------------------------------------------------- combat
 MAX_CHARACTERISTIC = 24
 MAX_EXTRA = 12
+MAX_SIZE = 10
 
 
 @dataclass(frozen=True)
@@ -186,7 +290,7 @@ class Fighter(FighterBase):
     """A ТУН fighter: the three characteristics, the Body resource, one attack feature and one weapon.
 
     >>> red = Fighter(body=13, mind=10, unusual=5, attack_feature=6, weapon_n=2, weapon_b=1)
-    >>> red.derived(Rules()), attack_limit(red, Fighter(body=12, mind=15))
+    >>> red.derived(Rules()), attack_limit(Rules(), red, Fighter(body=12, mind=15))
     ({'body_volume': 13, 'body_defense': 7}, 13)
     """
 
@@ -199,70 +303,131 @@ class Fighter(FighterBase):
                                 "the feature added to the attack limit (the seed's Red: throwing 6)")
     extra_volume: int = param(0, Int(0, MAX_EXTRA), "extra Body volume (ДОТР): Body volume = body + extra_volume")
     extra_defense: int = param(0, Int(0, MAX_EXTRA),
-                               "extra Body defense (ДТЗ): Body defense = ceil(body / 2) + extra_defense")
-    defends: bool = param(True, Bool(), "consciously defends in melee: attackers subtract its Body defense")
+                               "extra Body defense (ДТЗ): Body defense = ceil(body / defense_divisor) + extra_defense")
     weapon_n: int = param(1, Int(1, 6), "weapon multiplier n of trauma = E*n + b (unarmed 1)")
     weapon_b: int = param(0, Int(0, 20), "weapon bonus b of trauma = E*n + b (unarmed 0)")
+    ranged: bool = param(False, Bool(), "the weapon shoots or is thrown: distance counts, and Body defense per "
+                         "ranged_defense (false: melee, defense iff the target defends)")
+    size: int = param(0, Int(-MAX_SIZE, MAX_SIZE), "size class (the seed's scale: man 0, cat 1, beer can 3, "
+                      "matchbox 4; below 0 bigger than a man)")
+    reaction: int = param(0, Int(-MAX_EXTRA, MAX_EXTRA), "the Reaction feature (turn_order=reaction; the sheet has "
+                          "no such characteristic)")
     dice: str = param("3d6", Choice(DICE_MODES), "the attack roll: 3d6, or 1d20 / 1d6x3 for luck")
+    defends: bool = param(True, Bool(), "consciously defends: melee attackers (and ranged under "
+                          "ranged_defense=defends) subtract its Body defense", kind="policy")
+    moving: bool = param(False, Bool(), "moves with every action: -moving_penalty on its attacks; a moving target "
+                         "(ranged attackers subtract its Body defense)", kind="policy")
+    aim: str = param("none", Choice(AIMS), "aimed shot (ranged only): a penalty from the seed's table, no extra "
+                     "damage", kind="policy")
+    turn_policy: str = param("act", Choice(TURN_POLICIES), "act; delay (first in order: act after the opponent's "
+                             "first action); initiative_skip (second in order: skip round 1, lead from round 2 with "
+                             "one action fewer)", kind="policy")
+
+    def check(self) -> None:
+        if self.aim != "none" and not self.ranged:
+            raise ParamError("aim", self.aim, "none for a melee fighter (ranged = false): the seed's aimed shot is "
+                             "a shot")
 
     @property
     def volume(self) -> int:
-        """Body volume (ОТР): out at this much trauma, dead above twice it."""
+        """Body volume (ОТР): out at this much trauma."""
         return self.body + self.extra_volume
 
-    @property
-    def defense(self) -> int:
-        """Body defense (ТЗ), rounded up as the seed says."""
-        return -(-self.body // 2) + self.extra_defense
+    def defense(self, rules: Rules) -> int:
+        """Body defense (ТЗ): the characteristic halved, rounded up as the seed says, plus extra defense."""
+        return -(-self.body // rules.defense_divisor) + self.extra_defense
 
     def derived(self, rules: Rules) -> dict[str, int]:
-        return {"body_volume": self.volume, "body_defense": self.defense}
+        return {"body_volume": self.volume, "body_defense": self.defense(rules)}
 
 
-def attack_limit(att: Fighter, dfn: Fighter) -> int:
-    """Body + attack feature - the target's Body defense if it defends."""
-    return att.body + att.attack_feature - (dfn.defense if dfn.defends else 0)
+def limit_terms(rules: Rules, att: Fighter, dfn: Fighter, mode: str = NORMAL) -> list[tuple[str, int]]:
+    """The attack limit as signed terms: Body, the feature, then each penalty that applies.
+
+    >>> red, blue = Fighter(body=13, attack_feature=6, ranged=True), Fighter(body=12)
+    >>> limit_terms(Rules(ranged_defense="defends"), red, blue)
+    [('Body', 13), ('attack feature', 6), ('Body defense (the target defends)', -6)]
+    >>> sum(v for _, v in limit_terms(Rules(distance=25), red, blue.replace(size=1)))  # 19 - size 1 - distance 2
+    16
+    """
+    terms = [("Body", att.body), ("attack feature", att.attack_feature)]
+    if mode != HELPLESS:
+        by_moving = att.ranged and rules.ranged_defense == "moving"
+        if dfn.moving if by_moving else dfn.defends:
+            terms.append((f"Body defense (the target {'moves' if by_moving else 'defends'})", -dfn.defense(rules)))
+    gap = dfn.size - att.size
+    if gap > 0 or (gap < 0 and rules.size_bonus):
+        terms.append((f"size (target {dfn.size}, attacker {att.size})", -gap))
+    bands = max(0, -(-rules.distance // rules.distance_step) - 1)
+    if att.ranged and bands:
+        terms.append((f"distance {rules.distance} m", -bands * rules.distance_penalty))
+    if att.moving and mode != LAST_WORD:
+        terms.append(("moving", -rules.moving_penalty))
+    if att.aim != "none":
+        terms.append((f"aimed at the {att.aim}", -getattr(rules, f"aim_penalty_{att.aim}")))
+    return terms
 
 
-def trauma_label(f: Fighter, trauma: int) -> Any:
-    """The condition with this much Body trauma: ``trauma`` (up), ``("out", trauma)`` or ``"dead"``."""
-    if trauma > 2 * f.volume:
-        return "dead"
+def attack_limit(rules: Rules, att: Fighter, dfn: Fighter, mode: str = NORMAL) -> int:
+    """Body + attack feature less every penalty of :func:`limit_terms`."""
+    return sum(v for _, v in limit_terms(rules, att, dfn, mode))
+
+
+def limit_text(terms: list[tuple[str, int]]) -> str:
+    """``Body 13 + attack feature 6 - Body defense (...) 6 = 13``."""
+    text = " ".join(f"{'-' if v < 0 else '+'} {name} {abs(v)}" for name, v in terms)
+    return f"{text.removeprefix('+ ')} = {sum(v for _, v in terms)}"
+
+
+def trauma_label(rules: Rules, f: Fighter, trauma: int) -> Any:
+    """The condition with this much Body trauma: ``trauma`` (up), ``("out", trauma)`` or ``"dying"``."""
+    if trauma > rules.death_multiple * f.volume:
+        return "dying"
     return trauma if trauma < f.volume else ("out", trauma)
 
 
 @lru_cache(maxsize=256)
-def track(f: Fighter) -> markov.Track:
-    """Body trauma 0..volume-1 (up), volume..2*volume (out, kept for the last word's +1) and dead."""
-    v = f.volume
-    labels = tuple(trauma_label(f, t) for t in range(2 * v + 1)) + ("dead",)
-    status = (markov.UP,) * v + (markov.OUT,) * (v + 1) + (markov.DYING,)
+def _track(volume: int, death_multiple: int) -> markov.Track:
+    line = death_multiple * volume
+    labels = tuple(t if t < volume else ("out", t) for t in range(line + 1)) + ("dying",)
+    status = (markov.UP,) * volume + (markov.OUT,) * (line + 1 - volume) + (markov.DYING,)
     return markov.Track(labels=labels, status=status)
 
 
+def track(rules: Rules, f: Fighter) -> markov.Track:
+    """Body trauma 0..volume-1 (up), volume..death_multiple x volume (out, kept for the last word and finishing),
+    and dying."""
+    return _track(f.volume, rules.death_multiple)
+
+
 def condition_label(label: Any) -> str:
-    """A track label as text: ``trauma 3``, ``out (trauma 13)`` or ``dead``."""
-    if label == "dead":
-        return "dead"
+    """A track label as text: ``trauma 3``, ``out (trauma 13)`` or ``dying``."""
+    if label == "dying":
+        return "dying"
     return f"out (trauma {label[1]})" if isinstance(label, tuple) else f"trauma {label}"
 
 
-@lru_cache(maxsize=256)
-def _attack_table(rules: Rules, att: Fighter, dfn: Fighter) -> tuple[float, tuple[tuple[float, int, bool], ...]]:
+def _trauma(label: Any) -> int:
+    return label[1] if isinstance(label, tuple) else label
+
+
+@lru_cache(maxsize=1024)
+def _attack_table(rules: Rules, att: Fighter, dfn: Fighter,
+                  mode: str) -> tuple[float, tuple[tuple[float, int, bool], ...]]:
     """(P(miss), ((p, trauma, critical) of each successful roll value))."""
     r = roll(att.dice)
-    success, e, crit, _ = outcome_arrays(rules, att.dice, attack_limit(att, dfn), r.support)
+    success, e, crit, _ = outcome_arrays(rules, att.dice, attack_limit(rules, att, dfn, mode), r.support)
     hits = tuple((float(p), int(x) * att.weapon_n + att.weapon_b, bool(c))
                  for p, x, c, ok in zip(r.p, e, crit, success) if ok and p > 0)
     return r.prob(~success), hits
 
 
-def branches(rules: Rules, att: Fighter, dfn: Fighter, trauma: int) -> list[Branch]:
+def branches(rules: Rules, att: Fighter, dfn: Fighter, trauma: int, mode: str = NORMAL) -> list[Branch]:
     """Every way one attack on a defender with ``trauma`` Body trauma can go."""
-    miss, hits = _attack_table(rules, att, dfn)
-    t = track(dfn)
-    out = [Branch(miss, "miss", 0, t.index[trauma_label(dfn, trauma)])]
-    out += [Branch(p, "hit", d, t.index[trauma_label(dfn, trauma + d)], c) for p, d, c in hits]
+    miss, hits = _attack_table(rules, att, dfn, mode)
+    t = track(rules, dfn)
+    out = [Branch(miss, "miss", 0, t.index[trauma_label(rules, dfn, trauma)])]
+    out += [Branch(p, "hit", d, t.index[trauma_label(rules, dfn, trauma + d)], c) for p, d, c in hits]
     return [b for b in out if b.p > 0]
 
 
@@ -274,84 +439,174 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
     >>> round(res.p_hit, 6), res.damage.max
     (0.740741, 21)
     """
-    limit = attack_limit(att, dfn)
-    defense = f" - Body defense {dfn.defense}" if dfn.defends else " (the target does not defend)"
-    notes = [f"limit {limit} = Body {att.body} + attack feature {att.attack_feature}{defense}",
+    notes = [f"limit {limit_text(limit_terms(rules, att, dfn))}",
              f"trauma = E*{att.weapon_n} + {att.weapon_b} to the Body"]
-    return summarize("tun", rules, att, dfn, branches(rules, att, dfn, 0), track(dfn), condition_label, notes)
+    return summarize("tun", rules, att, dfn, branches(rules, att, dfn, 0), track(rules, dfn), condition_label, notes)
 
 
 @lru_cache(maxsize=256)
-def _kernel(rules: Rules, att: Fighter, dfn: Fighter) -> sp.csr_matrix:
+def _kernel(rules: Rules, att: Fighter, dfn: Fighter, mode: str = NORMAL) -> sp.csr_matrix:
     """One attack of ``att`` as a Markov kernel over ``dfn``'s track (shared: never modified)."""
-    t = track(dfn)
-    return branch_kernel(t, lambda i: branches(rules, att, dfn, t.labels[i]))
+    t = track(rules, dfn)
+    if mode == HELPLESS:
+        return markov.helpless_kernel(t, lambda i: ((b.p, b.condition) for b in branches(
+            rules, att, dfn, _trauma(t.labels[i]), mode)), rules.lethal_at)
+    return branch_kernel(t, lambda i: branches(rules, att, dfn, t.labels[i], mode))
 
 
-def _last_word(rules: Rules, speaker: Fighter, target: Fighter, side: str) -> sp.csr_matrix:
-    """Over the joint space: ``speaker`` (side ``a``/``b``), put out while ``target`` is up, attacks once and
-    takes 1 more Body trauma; every other state is unchanged."""
-    ts, tt = track(speaker), track(target)
+# ------------------------------------------------------------------- turns
+Event = tuple[str, str, int]
+"""One step of a round: ``("attacks", side, k)`` (k actions while both are up) or ``("last_word", side, 0)``."""
+
+
+def first_mover(rules: Rules, a: Fighter, b: Fighter) -> tuple[float, float, str]:
+    """(P(A acts first), P(B acts first), how the order was fixed).
+
+    >>> first_mover(Rules(turn_order="reaction"), Fighter(reaction=2), Fighter(reaction=2, body=11))[2]
+    'B first by Body (10 against 11) at equal reaction'
+    """
+    keys = {"body": [("Body", "body")], "roll": [],
+            "reaction": [("reaction", "reaction"), ("Body", "body")]}[rules.turn_order]
+    for i, (label, name) in enumerate(keys):
+        va, vb = getattr(a, name), getattr(b, name)
+        if va != vb:
+            first = "A" if va > vb else "B"
+            tie = f" at equal {keys[0][0]}" if i else ""
+            return float(first == "A"), float(first == "B"), f"{first} first by {label} ({va} against {vb}){tie}"
+    why = f"equal {' and '.join(k for k, _ in keys)}: " if keys else ""
+    return 0.5, 0.5, why + "a d6 roll-off (re-rolled on ties) fixes the order, each first with 1/2"
+
+
+def _turns(rules: Rules, policy: Mapping[str, str], first: str) -> list[list[tuple[str, int]]]:
+    """The turns (side, actions) of round 1, 2, ...; the last round listed repeats."""
+    second = "b" if first == "a" else "a"
+    n = rules.actions_per_turn
+
+    def ordinary(lead: str, follow: str, lead_actions: int) -> list[tuple[str, int]]:
+        if policy[lead] == "delay":
+            return [(follow, 1), (lead, lead_actions), (follow, n - 1)]
+        return [(lead, lead_actions), (follow, n)]
+
+    if policy[second] != "initiative_skip":
+        return [ordinary(first, second, n)]
+    skip = [(second, 0), (first, n)] if policy[first] == "delay" else [(first, n), (second, 0)]
+    rounds = [skip, ordinary(second, first, n - rules.initiative_skip_cost), ordinary(second, first, n)]
+    return rounds[:2] if rounds[1] == rounds[2] else rounds
+
+
+def schedule(rules: Rules, a: Fighter, b: Fighter, first: str) -> tuple[tuple[Event, ...], ...]:
+    """The events of round 1, 2, ... when ``first`` leads the order (the last round listed repeats).
+
+    With ``last_word``, a fighter put out before its turn has come speaks its
+    last word right before that turn would have begun (right after the turn
+    that put it out).
+
+    >>> schedule(Rules(), Fighter(), Fighter(), "a")
+    ((('attacks', 'a', 2), ('last_word', 'b', 0), ('attacks', 'b', 2)),)
+    >>> schedule(Rules(), Fighter(turn_policy="delay"), Fighter(), "a")[0]
+    (('attacks', 'b', 1), ('last_word', 'a', 0), ('attacks', 'a', 2), ('attacks', 'b', 1))
+    """
+    rounds = []
+    for turns in _turns(rules, {"a": a.turn_policy, "b": b.turn_policy}, first):
+        events: list[Event] = []
+        for side, k in turns:
+            if rules.last_word and events and not any(s == side for _, s, _ in events):
+                events.append(("last_word", side, 0))
+            if k:
+                events.append(("attacks", side, k))
+        rounds.append(tuple(events))
+    return tuple(rounds)
+
+
+def describe_schedule(rounds: tuple[tuple[Event, ...], ...]) -> str:
+    """The rounds in words.
+
+    >>> describe_schedule(schedule(Rules(), Fighter(), Fighter(turn_policy="initiative_skip"), "a"))
+    'round 1: A x2, B last word; round 2: B x1, A last word, A x2; then every round: B x2, A last word, A x2'
+    """
+    def one(events: tuple[Event, ...]) -> str:
+        return ", ".join(f"{s.upper()} x{k}" if kind == "attacks" else f"{s.upper()} last word" for kind, s, k in events)
+
+    heads = [f"round {i + 1}" for i in range(len(rounds) - 1)] + ["then every round" if len(rounds) > 1 else "each round"]
+    return "; ".join(f"{h}: {one(ev)}" for h, ev in zip(heads, rounds))
+
+
+def _last_word(rules: Rules, a: Fighter, b: Fighter, side: str) -> sp.csr_matrix:
+    """Over the joint space: the fighter of ``side``, out while the other is up, takes ``last_word_actions``
+    actions (each while the other is up; it cannot move) at ``last_word_trauma`` Body trauma each."""
+    speaker, target = (a, b) if side == "a" else (b, a)
+    ts, tt = track(rules, speaker), track(rules, target)
     allowed = (markov.OUT, markov.DYING) if rules.dying_last_word else (markov.OUT,)
-    speaks = [i for i, s in enumerate(ts.status) if s in allowed]
-    after = [ts.index[trauma_label(speaker, ts.labels[i][1] + 1)] if ts.labels[i] != "dead" else i for i in speaks]
-    cost = sp.csr_matrix((np.ones(len(speaks)), (speaks, after)), shape=(len(ts), len(ts)))
-    mask_s = sp.diags(np.isin(np.arange(len(ts)), speaks).astype(float))
-    up_t = sp.diags(tt.up.astype(float))
-    hit = up_t @ _kernel(rules, speaker, target)
-    if side == "a":
-        move, where = sp.kron(cost, hit), sp.kron(mask_s, up_t)
-    else:
-        move, where = sp.kron(hit, cost), sp.kron(up_t, mask_s)
-    return (move + sp.identity(where.shape[0]) - where).tocsr()
+    eligible = np.isin(ts.status, allowed).astype(float)
+    cost_to = [ts.index[trauma_label(rules, speaker, _trauma(lab) + rules.last_word_trauma)] if lab != "dying" else i
+               for i, lab in enumerate(ts.labels)]
+    cost = sp.csr_matrix((np.ones(len(ts)), (np.arange(len(ts)), cost_to)), shape=(len(ts), len(ts)))
+    up_s, up_t = ts.up.astype(float), tt.up.astype(float)
+    hit = sp.diags(up_t) @ _kernel(rules, speaker, target, LAST_WORD)
+    pieces = [(sp.diags(1 - up_s) @ cost, hit), (sp.identity(len(ts)), sp.diags(1 - up_t)),
+              (sp.diags(up_s), sp.diags(up_t))]
+    step = sum(sp.kron(s, t) if side == "a" else sp.kron(t, s) for s, t in pieces).tocsr()
+    where = np.kron(eligible, up_t) if side == "a" else np.kron(up_t, eligible)
+    speech = sp.identity(step.shape[0], format="csr")
+    for _ in range(rules.last_word_actions):
+        speech = speech @ step
+    return (sp.diags(where) @ speech + sp.diags(1 - where)).tocsr()
 
 
-def _round(rules: Rules, first: Fighter, second: Fighter, first_side: str) -> sp.csr_matrix:
-    """One round over the joint space (A x B): ``first``'s two attacks, the last word of ``second``, then
-    ``second``'s two attacks; rows of states where someone is already out are the identity."""
-    a, b = (first, second) if first_side == "a" else (second, first)
-    ta, tb = track(a), track(b)
-    second_side = "b" if first_side == "a" else "a"
-    one_first = markov.attack(ta, tb, {0: _kernel(rules, first, second)}, first_side)
-    one_second = markov.attack(ta, tb, {0: _kernel(rules, second, first)}, second_side)
-    m = one_first @ one_first
-    if rules.last_word:
-        m = m @ _last_word(rules, second, first, second_side)
-    m = m @ one_second @ one_second
+def _round(rules: Rules, a: Fighter, b: Fighter, events: tuple[Event, ...]) -> sp.csr_matrix:
+    """One round over the joint space (A x B) from its events; rows where someone is already out are the identity."""
+    ta, tb = track(rules, a), track(rules, b)
+    m = sp.identity(len(ta) * len(tb), format="csr")
+    for kind, side, k in events:
+        if kind == "last_word":
+            m = m @ _last_word(rules, a, b, side)
+            continue
+        att, dfn = (a, b) if side == "a" else (b, a)
+        one = markov.attack(ta, tb, {0: _kernel(rules, att, dfn)}, side)
+        for _ in range(k):
+            m = m @ one
     live = np.kron(ta.up, tb.up).astype(float)
     return (sp.diags(live) @ m + sp.diags(1.0 - live)).tocsr()
 
 
-def first_mover(rules: Rules, a: Fighter, b: Fighter) -> tuple[float, float, str]:
-    """(P(A acts first), P(B acts first), how the order was fixed)."""
-    if rules.turn_order == "body" and a.body != b.body:
-        first = "A" if a.body > b.body else "B"
-        return float(first == "A"), float(first == "B"), f"{first} first by Body ({a.body} against {b.body})"
-    why = "equal Body: " if rules.turn_order == "body" else ""
-    return 0.5, 0.5, why + "a d6 roll-off (re-rolled on ties) fixes the order, each first with 1/2"
+def _orders(rules: Rules, a: Fighter, b: Fighter) -> list[tuple[float, str]]:
+    p_a, p_b, _ = first_mover(rules, a, b)
+    return [(p, side) for p, side in ((p_a, "a"), (p_b, "b")) if p > 0]
 
 
 def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
-    """The order fixed at the first round; each turn two attacks; the last word; until someone is out.
+    """The order fixed at the first round; turns of two actions (delay and initiative skip as the fighters'
+    policies say); the last word; until someone is out, then ``after_out``.
 
     >>> res = duel(Rules(), Fighter(body=13, attack_feature=6, weapon_n=2, weapon_b=1), Fighter(body=12))
     >>> res.solution.p_a_wins > 0.99
     True
     """
-    _stop_only(rules)
-    ta, tb = track(a), track(b)
-    p_a, p_b, how = first_mover(rules, a, b)
-    parts = [(p, markov.solve(_round(rules, first, second, side), ta, tb, (0, 0)))
-             for p, first, second, side in ((p_a, a, b, "a"), (p_b, b, a, "b")) if p > 0]
-    order = f"fixed at the first round: {how}; a turn is two attacks" + \
-        ("; the last word" + (" (also when dying)" if rules.dying_last_word else "") if rules.last_word else "")
-    return DuelResult("tun", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order,
-                      markov.mix_solutions(parts, ta, tb))
+    ta, tb = track(rules, a), track(rules, b)
+    parts, words = [], []
+    for p, first in _orders(rules, a, b):
+        rounds = schedule(rules, a, b, first)
+        parts.append((p, markov.solve_rounds([_round(rules, a, b, ev) for ev in rounds], ta, tb, (0, 0))))
+        words.append(f"{first.upper()} first: {describe_schedule(rounds)}")
+    sol = markov.mix_solutions(parts, ta, tb)
+    if rules.after_out == "finish":
+        sol = markov.finish(sol, ta, tb, {0: _kernel(rules, b, a, HELPLESS)}, {0: _kernel(rules, a, b, HELPLESS)},
+                            rules.lethal_at, rules.finish_attacks)
+    order = (f"fixed at the first round: {first_mover(rules, a, b)[2]}; {' | '.join(words)}"
+             + ("; the last word" + (" (also when dying)" if rules.dying_last_word else "") if rules.last_word else "")
+             + ("; then the winner attacks the helpless loser (no defense)" if rules.after_out == "finish" else ""))
+    return DuelResult("tun", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order, sol)
 
 
-def _stop_only(rules: Any) -> None:
-    if rules.after_out != "stop":
-        raise DicelabError(f"after_out = {rules.after_out!r} is not modelled yet for this system; allowed: stop")
+def duel_states(rules: Rules, a: Fighter, b: Fighter) -> int:
+    """An upper bound on the exact chain's states: orders x round kinds x both tracks, without building it.
+
+    >>> duel_states(Rules(), Fighter(body=3), Fighter(body=4))
+    80
+    """
+    per_pair = len(track(rules, a)) * len(track(rules, b))
+    return sum(len(_turns(rules, {"a": a.turn_policy, "b": b.turn_policy}, first)) * per_pair
+               for _, first in _orders(rules, a, b))
 
 
 def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
@@ -371,15 +626,14 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
         raise ParamError("rolls", ",".join(f"{k}={v}" for k, v in rolls.items()) or "(none)",
                          "a value for 'attack' (this exchange needs it)")
     value = rolls["attack"]
-    limit = attack_limit(att, dfn)
+    terms = limit_terms(rules, att, dfn)
+    limit = sum(v for _, v in terms)
     success, e, crit, fumble = (x[0] for x in outcome_arrays(rules, att.dice, limit, np.array([value])))
     sign = "<=" if rules.success_rule == "le" else "<"
-    defense = (f" - {dfn.name}'s Body defense {dfn.defense} (defends)" if dfn.defends
-               else f" ({dfn.name} does not defend: no defense)")
-    steps = [f"limit: Body {att.body} + attack feature {att.attack_feature}{defense} = {limit}"]
+    steps = [f"limit: {limit_text(terms)}"]
     if crit:
         steps.append(f"attack: {att.dice} = {value}, the minimum: critical success, "
-                     f"E = max({limit} - {value}, 0) + {crit_bonus(att.dice)} = {e}")
+                     f"E = max({limit} - {value}, 0) + {crit_bonus(rules, att.dice)} = {e}")
     elif fumble:
         steps.append(f"attack: {att.dice} = {value}, the maximum: critical failure, miss")
     else:
@@ -389,10 +643,11 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
     if success:
         steps.append(f"trauma: E*{att.weapon_n} + {att.weapon_b} = {e}*{att.weapon_n} + {att.weapon_b} "
                      f"= {damage} Body trauma")
-    label = trauma_label(dfn, damage)
-    condition = "dead" if label == "dead" else "out" if isinstance(label, tuple) else "up"
+    label = trauma_label(rules, dfn, damage)
+    condition = "dying" if label == "dying" else "out" if isinstance(label, tuple) else "up"
     steps.append(f"{dfn.name}'s Body: volume {dfn.volume}, trauma 0 -> {damage}: {condition}"
-                 + {"up": "", "out": " (trauma >= volume)", "dead": " (trauma > 2 x volume)"}[condition])
+                 + {"up": "", "out": " (trauma >= volume)",
+                    "dying": f" (trauma > {rules.death_multiple} x volume)"}[condition])
     fields = {"limit": limit, "effectiveness": int(e), "critical": bool(crit), "fumble": bool(fumble),
               "trauma_after": damage, "condition": condition}
     return Resolution("tun", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
@@ -411,7 +666,7 @@ SYSTEM = System(
     opposed=opposed,
     table_cases=table_cases,
     value="limit",
-    extras={"seed_table": seed_table},
+    extras={"seed_table": seed_table, "seed_table_warning": seed_table_warning, "resist": resist},
     Fighter=Fighter,
     exchange=exchange,
     resolve=resolve,
@@ -421,4 +676,5 @@ SYSTEM = System(
     levels={"out": "trauma + fatigue >= volume: «теряет сознание»",
             "dying": "trauma > 2 x volume: «не позднее чем через час… умирает»", "dead": None},
     round_seconds=4,
+    duel_states=duel_states,
 )

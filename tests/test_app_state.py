@@ -1,0 +1,343 @@
+"""The app without a browser: the link codec, controls generated from the library, messages identical to the CLI's,
+pages computing what the library computes, rules files, jobs."""
+
+from __future__ import annotations
+
+import base64
+import shlex
+import time
+from fractions import Fraction
+
+import pytest
+
+pytest.importorskip("dash")
+
+from analysis import get_system  # noqa: E402
+from analysis.app import jobs as jobs_mod  # noqa: E402
+from analysis.app.controls import default_archetype, fighter_panel, rules_panel, check_panel  # noqa: E402
+from analysis.app.model import command, fighter_of  # noqa: E402
+from analysis.app.pages import checks, compare, design, duel, tune  # noqa: E402
+from analysis.app.shell import apply_rules_file, known  # noqa: E402
+from analysis.app.state import MAX_QUERY, decode, encode, structure, update  # noqa: E402
+from analysis.balance import design as lib_design, equiv, tune as lib_tune  # noqa: E402
+from analysis.cli import main  # noqa: E402
+from analysis.fighters import load_fighter  # noqa: E402
+from analysis.params import DicelabError  # noqa: E402
+from analysis.system import SYSTEM_IDS  # noqa: E402
+from tests import brute  # noqa: E402
+from tests.brute import close  # noqa: E402
+
+
+# ---------------------------------------------------------------- the link
+@pytest.mark.parametrize("state", [
+    {},
+    {"system": "kurs", "c.skill": "2", "r.dk_faces": "-1,0,1"},
+    {"lang": "ru", "a": "maximus", "a.body": "5", "vary": "a.weapon=0..6,armor=0..4", "p": "0.75"},
+    {"r.note": "Предел & 3к6 = ?#%"},
+])
+def test_a_state_survives_its_link(state):
+    assert decode(encode(state)) == state
+    assert decode(encode(state).lstrip("?")) == state
+
+
+def test_the_link_is_canonical_plain_keys_first():
+    assert encode({"r.die": "8", "system": "tristat", "c.target": "9", "lang": "ru"}) == \
+        "?lang=ru&system=tristat&c.target=9&r.die=8"
+    assert encode({"a": "", "b": "x"}) == "?b=x"
+    assert encode({}) == ""
+
+
+def test_a_value_equal_to_its_default_leaves_the_link():
+    state = update({"c.limit": "12", "r.crits": "true"}, {"c.limit": "13", "r.crits": "true"},
+                   {"c.limit": "13", "r.crits": "false"})
+    assert state == {"r.crits": "true"}
+    assert update({"c.limit": "12"}, {"c.limit": None}, {"c.limit": "13"}) == {}
+
+
+def test_changing_the_system_drops_what_belonged_to_the_old_one():
+    old = {"system": "tun", "c.limit": "12", "r.crits": "true", "a": "red", "a.body": "11", "lang": "ru"}
+    values = {"system": "kurs", "c.limit": "12", "r.crits": "true", "a": "red", "a.body": "11", "lang": "ru"}
+    defaults = {"system": "tristat", "c.limit": "13", "r.crits": "false", "a": "veteran", "a.body": "10", "lang": "en"}
+    assert update(old, values, defaults, changed="system") == {"system": "kurs", "lang": "ru"}
+
+
+def test_changing_an_archetype_drops_that_fighters_edits_only():
+    old = {"a": "veteran", "a.body": "5", "b.body": "3"}
+    new = update(old, {"a": "master", "a.body": "5", "b.body": "3"}, {"a": "veteran", "a.body": "4", "b.body": "4"},
+                 changed="a")
+    assert new == {"a": "master", "b.body": "3"}
+
+
+def test_a_link_too_long_is_refused_with_a_message():
+    with pytest.raises(DicelabError, match=f"allowed: at most {MAX_QUERY:,}"):
+        decode("?x=" + "1" * MAX_QUERY)
+
+
+def test_the_controls_structure_ignores_values_but_not_the_system():
+    assert structure("duel", {"system": "kurs", "a.body": "3"}) == structure("duel", {"system": "kurs"})
+    assert structure("duel", {"system": "kurs"}) != structure("duel", {"system": "tun"})
+
+
+# ------------------------------------------------ controls from the library
+def control_keys(component) -> set[str]:
+    """Every field key in a component tree."""
+    out = set()
+    stack = [component]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (list, tuple)):
+            stack.extend(node)
+            continue
+        ident = getattr(node, "id", None)
+        if isinstance(ident, dict) and ident.get("type") == "field":
+            out.add(ident["key"])
+        stack.extend(c for c in [getattr(node, "children", None)] if c is not None)
+    return out
+
+
+@pytest.mark.parametrize("sid", SYSTEM_IDS)
+def test_every_field_of_the_system_has_a_control(sid):
+    system = get_system(sid)
+    keys = control_keys([rules_panel(system, {}, "r", "en", ("variant", "constant", "option")),
+                         check_panel(system, {}, "c", "en"), fighter_panel(system, {}, "a", "en")])
+    assert {f"r.{i.name}" for i in system.Rules.describe()} <= keys
+    assert {f"c.{i.name}" for i in system.CheckArgs.describe()} <= keys
+    assert {f"a.{i.name}" for i in system.Fighter.describe()} <= keys
+    assert "a" in keys
+
+
+@pytest.mark.parametrize("page", [checks, tune, duel, compare, design])
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_every_page_draws_its_controls_for_every_system(page, lang):
+    for sid in SYSTEM_IDS:
+        keys = control_keys(page.controls({"system": sid}, lang))
+        assert "system" in keys or "mode" in keys
+        assert all(known(page, k) or k == "lang" for k in keys), keys
+
+
+# ------------------------------------------- the CLI's messages, word for word
+def cli_error(capsys, line: str) -> str:
+    try:
+        code = main(shlex.split(line)[1:])
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    return err.split(": error: ", 1)[1]
+
+
+BAD = [
+    (checks, {"system": "tristat", "c.target": "abc"}, "dicelab check tristat --target abc"),
+    (checks, {"system": "tristat", "r.die": "7"}, "dicelab check tristat --variant die=7"),
+    (checks, {"system": "kurs", "r.dk_faces": "x"}, "dicelab check kurs --variant dk_faces=x"),
+    (checks, {"system": "tun", "c.limit": "500"}, "dicelab check tun --limit 500"),
+    (checks, {"system": "dnd"}, "dicelab check tun --variant system=dnd"),
+    (duel, {"system": "kurs", "a": "maximus", "a.attack_skill": "99"},
+     "dicelab duel kurs --a archetype=maximus,attack_skill=99 --b trained_armed"),
+    (duel, {"system": "tun", "a": "nobody"}, "dicelab duel tun --a nobody --b trained_armed"),
+    (tune, {"system": "tristat", "p": "2"}, "dicelab tune tristat --p 2"),
+]
+
+
+@pytest.mark.parametrize("page,state,line", BAD, ids=[b[2] for b in BAD])
+def test_bad_input_gets_the_cli_message(capsys, page, state, line):
+    if state.get("system") == "dnd":
+        with pytest.raises(DicelabError) as err:
+            page.compute(state)
+        assert str(err.value) == "system = 'dnd' is not allowed; allowed: one of " + ", ".join(SYSTEM_IDS)
+        return
+    try:
+        res = page.compute(state)
+        message = res.tune  # tune keeps its own part's message and still answers the rest of the page
+    except DicelabError as err:
+        message = str(err)
+    assert message == cli_error(capsys, line)
+
+
+def test_the_page_names_the_same_command_line():
+    assert command("check", {"system": "kurs", "c.skill": "2", "r.dk_faces": "fudge"}) == \
+        "dicelab check kurs --skill 2 --variant dk_faces=fudge"
+    assert command("duel", {"system": "kurs", "a": "maximus", "a.armor": "2"}) == \
+        "dicelab duel kurs --a archetype=maximus,armor=2 --b trained_armed"
+
+
+# ------------------------------------------------ the library's numbers
+def test_checks_page_is_the_exact_check():
+    res = checks.compute({"system": "tristat", "c.target": "7"})
+    assert close(res.check.p_success, Fraction(21, 36))
+    p, pmf = brute.tun_check("3d6", 10)[:2]
+    res = checks.compute({"system": "tun", "c.limit": "10"})
+    assert close(res.check.p_success, p)
+    table = checks.distribution_table(res.check.distribution)
+    for value, exactly, at_least, at_most in table.itertuples(index=False):
+        assert close(exactly, pmf[value])
+        assert close(at_least, sum(q for k, q in pmf.items() if k >= value))
+        assert close(at_most, sum(q for k, q in pmf.items() if k <= value))
+
+
+def test_tune_page_is_tune_and_equiv():
+    tri, kurs = get_system("tristat"), get_system("kurs")
+    res = tune.compute({"system": "tristat", "c.target": "7", "p": "0.9", "to": "kurs", "tc.skill": "1"})
+    assert res.tune == lib_tune(tri, tri.rules(), tri.args(target=7), 0.9)
+    assert res.equiv == equiv(tri, tri.rules(), tri.args(target=7), kurs, kurs.rules(), kurs.args(skill=1))
+    # 2d6 <= 7 + m >= 0.9: 2d6 <= 10 has P = 33/36 = 0.9167, <= 9 has 30/36 = 0.833
+    assert res.tune.modifier == 3 and close(res.tune.p_at_modifier, Fraction(33, 36))
+
+
+def test_tune_out_of_reach_keeps_the_rest_of_the_page():
+    res = tune.compute({"system": "tun", "r.crits": "true", "p": "1"})  # the maximum roll always fails
+    assert isinstance(res.tune, str) and res.tune.startswith("no modifier brings this tun check")
+    assert res.table.rows and res.equiv.value is not None
+
+
+@pytest.mark.parametrize("sid", SYSTEM_IDS)
+def test_duel_page_is_the_exact_duel(sid):
+    system = get_system(sid)
+    state = {"system": sid}
+    res = duel.compute(state)
+    a, b = (load_fighter(system, default_archetype(system, s)) for s in "ab")
+    assert res.duel == system.duel(system.rules(), a, b).to_dict()
+    assert res.exchanges[0].to_dict() == system.exchange(system.rules(), a, b).to_dict()
+
+
+def test_duel_page_monte_carlo_is_the_simulation_and_agrees_with_exact():
+    from sims.api import simulate_duel
+
+    state = {"system": "kurs", "a": "maximus", "b": "tiberius", "method": "mc", "n": "20000", "seed": "3",
+             "model": "exact"}
+    res = duel.compute(state)
+    kurs = get_system("kurs")
+    a, b = load_fighter(kurs, "maximus"), load_fighter(kurs, "tiberius")
+    assert res.duel == simulate_duel("kurs", kurs.rules(), a, b, 20000, seed=3, model="exact").to_dict()
+    exact = kurs.duel(kurs.rules(), a, b).solution.p_a_wins
+    assert abs(res.duel["p_a_wins"] - exact) <= 4 * res.duel["se_p_a_wins"]
+    assert "--n 20000 --seed 3 --model exact" in res.cli
+
+
+def test_duel_page_refuses_a_simulation_too_large_for_it():
+    with pytest.raises(DicelabError, match="n = 20000000 is not allowed"):
+        duel.compute({"system": "tun", "method": "mc", "n": "20000000"})
+
+
+def test_compare_page_two_rule_sets_and_two_pairings():
+    tun = get_system("tun")
+    res = compare.compute({"system": "tun", "r2.success_rule": "le"})
+    a, b = (load_fighter(tun, default_archetype(tun, s)) for s in "ab")
+    assert res.duels[0] == tun.duel(tun.rules(), a, b).to_dict()
+    assert res.duels[1] == tun.duel(tun.rules(success_rule="le"), a, b).to_dict()
+    res = compare.compute({"mode": "fighters", "system": "tun", "a2": "red", "b2": "blue"})
+    assert res.duels[1] == tun.duel(tun.rules(), load_fighter(tun, "red"), load_fighter(tun, "blue")).to_dict()
+
+
+def test_compare_page_second_setup_says_which_it_is():
+    with pytest.raises(DicelabError, match=r"^setup 2: tun ruleset: success_rule = 'x'"):
+        compare.compute({"system": "tun", "r2.success_rule": "x"})
+
+
+def test_compare_page_two_systems_as_the_report_matches_them():
+    from analysis.lethality import skill_gap
+    from analysis.setup import Setup
+
+    res = compare.compute({"mode": "systems", "system": "tun", "system2": "kurs"})
+    assert set(res.gaps["system"]) == {"tun", "kurs"} == set(res.aligned["system"])
+    expected = skill_gap("kurs", Setup.build())
+    got = res.gaps[res.gaps["system"] == "kurs"].reset_index(drop=True)
+    assert got["p_a_wins"].tolist() == expected["p_a_wins"].tolist()
+
+
+def test_design_page_is_the_design_search():
+    kurs = get_system("kurs")
+    state = {"system": "kurs", "a": "maximus", "b": "tiberius", "vary": "a.weapon=0..3", "rounds": "6",
+             "lethality": "0.1", "top": "3"}
+    res = design.compute(state)
+    expected = lib_design(kurs, kurs.rules(), load_fighter(kurs, "maximus"), load_fighter(kurs, "tiberius"),
+                          "a.weapon=0..3", 6, 0.1, None, 3, workers=1)
+    assert res == expected
+
+
+def test_design_page_refuses_a_search_over_its_budget():
+    with pytest.raises(DicelabError, match=r"design: 10,000,000 settings take about .* allowed: at most 300 s"):
+        design.compute({"system": "kurs", "vary": "a.weapon=0..99,b.weapon=0..99,armor=0..999"})
+
+
+def test_design_page_bad_wish_gets_the_library_message():
+    with pytest.raises(DicelabError, match="lethality = 'lots' is not allowed"):
+        design.compute({"system": "kurs", "vary": "a.weapon=0..1", "lethality": "lots"})
+
+
+# ----------------------------------------------------------- rules files
+def upload(text: str) -> str:
+    return "data:application/octet-stream;base64," + base64.b64encode(text.encode()).decode()
+
+
+def test_a_rules_file_goes_into_the_link_field_by_field(tmp_path):
+    state = apply_rules_file({"system": "tun", "r.crits": "false", "c.limit": "12"}, "r", "house.toml",
+                             upload("[tun]\ncrits = true\nsuccess_rule = 'le'\n[kurs]\nluck_tokens = 2\n"), tmp_path)
+    assert state == {"system": "tun", "c.limit": "12", "r.crits": "true", "r.success_rule": "le"}
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_bad_rules_file_names_the_uploaded_file(tmp_path):
+    with pytest.raises(DicelabError) as err:
+        apply_rules_file({"system": "tun"}, "r", "../../house.toml", upload("[tun]\ncrits = 3\n"), tmp_path)
+    assert str(err.value).startswith("rules file 'house.toml': [tun] ")
+    with pytest.raises(DicelabError, match="rules file 'h.toml': not valid TOML"):
+        apply_rules_file({"system": "tun"}, "r", "h.toml", upload("[tun\n"), tmp_path)
+    with pytest.raises(DicelabError, match=r"has no \[kurs\] table; it has \[tun\]"):
+        apply_rules_file({"system": "kurs"}, "r", "h.toml", upload("[tun]\ncrits = true\n"), tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+# ------------------------------------------------------------------- jobs
+def test_a_job_is_computed_once_per_key_and_its_errors_are_messages():
+    jobs = jobs_mod.Jobs(workers=1)
+    calls = []
+    first = jobs.submit("k", lambda: calls.append(1) or 7)
+    assert first.wait(5) and first.value == 7
+    assert jobs.submit("k", lambda: calls.append(1) or 8).value == 7 and calls == [1]
+    bad = jobs.submit("bad", lambda: get_system("dnd"))
+    assert bad.wait(5) and bad.status == "error" and bad.error.startswith("system = 'dnd' is not allowed")
+    jobs.close()
+
+
+def test_a_newer_job_of_the_same_client_cancels_the_older_pending_one():
+    jobs = jobs_mod.Jobs(workers=1)
+    blocker = jobs.submit("slow", lambda: time.sleep(0.5))
+    old = jobs.submit("old", lambda: 1, slot=("client", "duel"))
+    new = jobs.submit("new", lambda: 2, slot=("client", "duel"))
+    assert new.wait(5) and new.value == 2
+    assert old.status == "cancelled"
+    assert blocker.wait(5)
+    jobs.close()
+
+
+def test_a_job_reports_its_estimate():
+    jobs = jobs_mod.Jobs(workers=1)
+    job = jobs.submit("e", lambda: jobs_mod.report_estimate(12.5))
+    assert job.wait(5) and job.estimate == 12.5
+    jobs.close()
+
+
+def test_fighter_of_is_the_cli_fighter():
+    kurs = get_system("kurs")
+    assert fighter_of(kurs, {"a": "maximus", "a.armor": "3"}, "a") == load_fighter(kurs, "archetype=maximus,armor=3")
+
+
+def test_a_dropdown_keeps_a_value_from_the_link_it_does_not_offer():
+    """A dropdown would drop the value and rewrite the link; the value stays and the page says what is wrong."""
+    from analysis.app.controls import system_select
+
+    dropdown = system_select("system", {"system": "nowhere"}, "en").children[1]
+    assert dropdown.value == "nowhere" and "nowhere" in [o["value"] for o in dropdown.options]
+    panel = rules_panel(get_system("tun"), {"r.crits": "maybe"}, "r", "en")
+    keys = {}
+    stack = list(panel)
+    while stack:
+        node = stack.pop()
+        ident = getattr(node, "id", None)
+        if isinstance(ident, dict) and ident.get("key") == "r.crits":
+            keys = {o["value"] for o in node.options}
+            assert node.value == "maybe"
+        children = getattr(node, "children", None)
+        stack.extend(children if isinstance(children, list) else [children] if children is not None else [])
+    assert keys == {"true", "false", "maybe"}

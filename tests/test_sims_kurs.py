@@ -1,0 +1,143 @@
+"""К.У.Р.С. simulator against the exact chain: every new option against the defaults, and house rulesets that change
+the fight's shape (within 4 standard errors)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analysis.fighters import load_fighter
+from analysis.system import get_system
+from analysis.systems import kurs
+from sims import kurs as sim_kurs
+from sims.api import simulate_check, simulate_duel
+from sims.engine import run_chunks
+from sims.results import HIST, HIST_OFFSET, proportion
+from tests.test_sims_tun_kurs import K, close, mean_estimate
+
+SYSTEM = get_system("kurs")
+N_DUEL = 100_000
+N_EXCHANGE = 200_000
+N_CHECK = 100_000
+
+
+def fighter(spec: str):
+    return load_fighter(SYSTEM, spec)
+
+
+DUELS = [
+    # the defaults, then each new option against them
+    ("book", {}, "maximus", "tiberius"),
+    ("local penalty -1/-3/-5", dict(wound_penalty="local"), "veteran", "maximus"),
+    ("stances, complication", {}, "archetype=trained_armed,stance=offensive", "archetype=trained_armed,stance=defensive"),
+    ("stances, fatigue price", dict(trade_cost="fatigue"), "archetype=maximus,stance=offensive",
+     "archetype=tiberius,stance=defensive"),
+    ("no defense", {}, "archetype=novice_armed,stance=no_defense", "trained"),
+    ("no defense bonus 4", dict(no_defense_bonus=4), "archetype=trained_armed,stance=no_defense", "trained_armed"),
+    ("effort dodge", {}, "archetype=veteran,effort_dodge=out", "archetype=master,effort_dodge=wound"),
+    ("dodge with a fatigue price", dict(trade_cost="fatigue"), "archetype=veteran,stance=offensive,effort_dodge=wound",
+     "archetype=veteran,effort_dodge=out"),
+    ("surprise a", dict(surprise="a"), "maximus", "tiberius"),
+    ("surprise b, roll-off", dict(surprise="b", surprise_first=False), "trained", "veteran"),
+    ("graze text, scale", {}, "archetype=trained_armed,scale=1", "trained_armed"),
+    ("graze capped, scale", dict(graze="capped"), "archetype=trained_armed,scale=1", "trained_armed"),
+    ("finish", dict(after_out="finish"), "trained_armed", "trained_armed"),
+    ("finish, 3 attacks, dead", dict(after_out="finish", finish_attacks=3, lethal_at="dead"), "veteran", "trained_armed"),
+    ("luck, stance, finish", dict(luck_tokens=1, after_out="finish"), "archetype=maximus,stance=offensive", "tiberius"),
+    # house rules that change the fight's shape
+    ("one more light box", dict(track=(4, 3, 1, 1, 1, 1)), "maximus", "tiberius"),
+    ("fudge dice, longer track", dict(dk_faces=(-1, 0, 1), track=(4, 3, 2, 2, 1, 1), after_out="finish"),
+     "veteran", "maximus"),
+    ("luck bonus 2", dict(luck_tokens=1, luck_bonus=2), "trained_armed", "archetype=trained_armed,stance=defensive"),
+    ("damage table, 2dK, clamp, pain", dict(damage_table=(2, 4, 6, 8, 9, 11), dice_count=2, defense_clamp_zero=-2,
+                                           defense_clamp_low=-2, local_penalty=(0, 2, 3, 4), wound_penalty="local"),
+     "veteran", "master"),
+    ("soak 2, graze 2, trade 2, dodge 2", dict(soak_points=2, graze_damage=2, trade_bonus=2, dodge_fatigue=2,
+                                              trade_cost="fatigue", trade_fatigue=2),
+     "archetype=maximus,stance=offensive,effort_dodge=out", "archetype=tiberius,effort_dodge=wound"),
+    ("two incapacitated boxes, finish", dict(track=(4, 2, 1, 1, 2, 1), after_out="finish", surprise="a"),
+     "trained_armed", "archetype=trained_armed,stance=no_defense"),
+]
+
+
+@pytest.mark.parametrize("label,variant,a_spec,b_spec", DUELS, ids=[d[0] for d in DUELS])
+def test_duels_agree_with_the_exact_chain(label, variant, a_spec, b_spec):
+    rules = kurs.Rules(**variant)
+    a, b = fighter(a_spec), fighter(b_spec)
+    exact = kurs.duel(rules, a, b).solution
+    sim = simulate_duel("kurs", rules, a, b, N_DUEL, seed=23)
+    assert exact.p_stalemate == 0 and sim.p_unfinished.value == 0
+    for name in ("p_a_wins", "p_b_wins", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying"):
+        close(getattr(sim, name), getattr(exact, name), f"{label} {name}")
+    close(sim.mean_rounds, exact.mean_rounds, f"{label} mean_rounds")
+    data = sim.to_dict()
+    if rules.after_out == "finish":
+        close(sim.mean_finish_attacks, exact.finish_attacks, f"{label} mean_finish_attacks")
+        assert data["p_a_killed"] is not None or rules.lethal_at == "dead"
+    else:
+        assert sim.mean_finish_attacks is None and data["mean_finish_attacks"] is None
+    assert data["house_rules"] == rules.house_rules() and data["a"]["stance"] == a.stance
+
+
+def test_finishing_is_reproducible_whatever_the_workers():
+    rules = kurs.Rules(after_out="finish", luck_tokens=1, trade_cost="fatigue")
+    a, b = fighter("archetype=maximus,stance=offensive,effort_dodge=out"), fighter("tiberius")
+    one = simulate_duel("kurs", rules, a, b, 70_000, seed=5, workers=1)
+    two = simulate_duel("kurs", rules, a, b, 70_000, seed=5, workers=2)
+    assert np.array_equal(one.counts, two.counts)
+
+
+EXCHANGES = [
+    ({}, "archetype=maximus,stance=offensive", "archetype=tiberius,effort_dodge=wound"),
+    (dict(surprise="a", luck_tokens=1), "maximus", "archetype=tiberius,effort_dodge=wound"),
+    (dict(trade_cost="fatigue", luck_tokens=1, luck_bonus=2), "archetype=veteran,stance=defensive",
+     "archetype=master,effort_dodge=out"),
+    ({}, "archetype=trained_armed,stance=no_defense", "archetype=trained_armed,stance=no_defense"),
+    (dict(track=(4, 3, 2, 1, 1, 1), damage_table=(1, 3, 4, 6, 8, 9), dk_faces=(-1, 0, 1), dice_count=4),
+     "archetype=master,weapon=5", "archetype=novice,effort_dodge=out"),
+    (dict(graze="capped"), "archetype=trained_armed,scale=2", "archetype=trained,armor=3"),
+]
+
+
+@pytest.mark.parametrize("variant,att,dfn", EXCHANGES)
+def test_exchanges_agree_with_exact(variant, att, dfn):
+    rules = kurs.Rules(**variant)
+    a, b = fighter(att), fighter(dfn)
+    exact = kurs.exchange(rules, a, b)
+    counts = run_chunks(sim_kurs.exchange_call(rules, a, b), N_EXCHANGE, seed=8)
+    n = N_EXCHANGE
+    assert counts.size == sim_kurs.exchange_size(rules)
+    for index, p in ((sim_kurs.X_MISS, exact.p_miss), (sim_kurs.X_GRAZE, exact.p_graze),
+                     (sim_kurs.X_HIT, exact.p_hit), (sim_kurs.X_DEFENDED, exact.p_defended)):
+        close(proportion(int(counts[index]), n), p, f"kind {index}")
+    mean, se = mean_estimate(int(counts[sim_kurs.X_SUM]), int(counts[sim_kurs.X_SQUARES]), n)
+    assert abs(mean - exact.damage.mean()) <= K * max(se, 1 / n), (mean, se, exact.damage.mean())
+    after = sim_kurs.conditions_after(rules, counts)
+    assert sum(after.values()) == n and set(after) <= set(exact.condition_after)
+    for label, p in exact.condition_after.items():
+        close(proportion(after.get(label, 0), n), p, label)
+
+
+@pytest.mark.parametrize("variant,kw", [
+    (dict(luck_tokens=1, luck_bonus=2), dict(skill=-1)),
+    (dict(dice_count=2, dk_faces=(-1, 0, 1)), dict(skill=1, difficulty=2)),
+    (dict(dice_count=4, luck_tokens=1, luck_bonus=5), dict(skill=0, mod=-2)),
+])
+def test_house_rule_checks_agree_with_exact(variant, kw):
+    rules, args = kurs.Rules(**variant), kurs.CheckArgs(**kw)
+    exact = kurs.check(rules, args)
+    sim = simulate_check("kurs", rules, args, N_CHECK, seed=31)
+    close(sim.p_success, exact.p_success, "p_success")
+    for value, p in exact.distribution.to_dict().items():
+        close(proportion(int(sim.counts[HIST + HIST_OFFSET + value]), N_CHECK), p, f"margin {value}")
+    assert sim.to_dict()["house_rules"] == rules.house_rules()
+
+
+def test_kernels_read_the_constants_packed():
+    """A house rule reaches the kernel only through the packed arrays: changing them changes the numbers."""
+    book, house = kurs.Rules(), kurs.Rules(track=(4, 3, 1, 1, 1, 1), damage_table=(1, 3, 5, 7, 9, 10))
+    t_book, t_house = sim_kurs.pack_track(book), sim_kurs.pack_track(house)
+    assert t_book[0].tolist() == [4, 2, 1, 1, 1, 1] and t_house[0].tolist() == [4, 3, 1, 1, 1, 1]
+    assert t_book[2].tolist() == [-1, 0, 0, 1, 1, 2, 2, 3, 4, 5]   # damage 0..9: the book's table
+    assert t_house[2].tolist() == [-1, 0, 0, 1, 1, 2, 2, 3, 3, 4, 5]
+    assert sim_kurs.pack_rules(kurs.Rules(luck_bonus=2))[sim_kurs.R_LUCK_BONUS] == 2
