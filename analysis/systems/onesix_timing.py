@@ -310,7 +310,7 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
     tables = hit_tables(rules, a, b)
     cap = CAPACITY
     while True:
-        status, codes, probs, lost, stuck, mean, states, rounds, _ = _solve(
+        status, codes, probs, lost, stuck, mean, states, rounds = _solve(
             pr, fs, *tables, na, nb, PRUNE, ROUNDS_TOL, WORK, markov.MAX_ROUNDS, cap, 10 * cap, BLOCK_TOL, SWEEPS,
             ROUNDS_SKIP, SWEEP_FLOOR)
         if status == 0:
@@ -512,6 +512,20 @@ def _strike_edges(att: int, ia: int, ib: int, xa: int, pa: int, xb: int, pb: int
 
 
 @njit(cache=True, nogil=True)
+def _outcome(att: int, h: int, combo: int, j: int, fs: np.ndarray, pr: np.ndarray, stay: np.ndarray,
+             start: np.ndarray, hits: np.ndarray, hp: np.ndarray) -> tuple[float, int, int, bool]:
+    """Way ``h`` of an attack by side ``att`` (``h`` before the combo's hits: no effect) on the defender at track
+    index ``j``: (probability, its new index, the IN it loses at once, whether it is still up)."""
+    if h < start[att, combo]:
+        return stay[att, combo], j, 0, True
+    dfn = 1 - att
+    w, s, k = _cond(j, fs[dfn], pr)
+    w2, s2, k2, drop = _land(w, s, k, hits[att, 0, h], hits[att, 1, h], hits[att, 2, h], fs[dfn, F_TRAIN],
+                             fs[dfn, F_PERS], fs[dfn, F_MAXWEAR], pr)
+    return hp[att, h], _index(w2, s2, k2, fs[dfn], pr), drop, _up(w2, s2, pr)
+
+
+@njit(cache=True, nogil=True)
 def _both_edges(ia: int, ib: int, xa: int, xb: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int,
                 stay: np.ndarray, start: np.ndarray, hits: np.ndarray, hp: np.ndarray, bk: np.ndarray,
                 bp: np.ndarray) -> int:
@@ -528,19 +542,9 @@ def _both_edges(ia: int, ib: int, xa: int, xb: int, fs: np.ndarray, pr: np.ndarr
     on_a = _combo(max(wb, sb), max(wa, sa), ka, fa, fs[0, F_NWEAR], pr)
     n = 0
     for x in range(start[0, on_b] - 1, start[0, on_b + 1]):
-        if x < start[0, on_b]:
-            p1, jb, db, upb = stay[0, on_b], ib, 0, True
-        else:
-            w2, s2, k2, db = _land(wb, sb, kb, hits[0, 0, x], hits[0, 1, x], hits[0, 2, x], fs[1, F_TRAIN],
-                                   fs[1, F_PERS], fs[1, F_MAXWEAR], pr)
-            p1, jb, upb = hp[0, x], _index(w2, s2, k2, fs[1], pr), _up(w2, s2, pr)
+        p1, jb, db, upb = _outcome(0, x, on_b, ib, fs, pr, stay, start, hits, hp)
         for y in range(start[1, on_a] - 1, start[1, on_a + 1]):
-            if y < start[1, on_a]:
-                p2, ja, da, upa = stay[1, on_a], ia, 0, True
-            else:
-                w2, s2, k2, da = _land(wa, sa, ka, hits[1, 0, y], hits[1, 1, y], hits[1, 2, y], fs[0, F_TRAIN],
-                                       fs[0, F_PERS], fs[0, F_MAXWEAR], pr)
-                p2, ja, upa = hp[1, y], _index(w2, s2, k2, fs[0], pr), _up(w2, s2, pr)
+            p2, ja, da, upa = _outcome(1, y, on_a, ia, fs, pr, stay, start, hits, hp)
             if upa and upb:
                 key = _encode(K_MID, ja, jb, xa - da, 0, xb - db, 0, pr, na, nb)
             else:
@@ -855,7 +859,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     state's total visits.  Then the rounds are iterated over the same states for their distribution.
 
     Returns (status: 0 fine, 1 the store is full; end codes, their probabilities, mass lost, P(stalemate),
-    expected rounds, states expanded, P(first out in round t), whether rounds were cut).
+    expected rounds, states expanded, P(first out in round t)).
     """
     s_key, s_kind, s_prio = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int8), np.empty(cap, dtype=np.int64)
     s_block, s_start, s_len = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
@@ -910,13 +914,13 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             if s_start[s] < 0:
                 cnt = _edges(s_key[s], fs, pr, na, nb, stay, start, hits, hp, bk, bp)
                 if n_edges + cnt > cap_edges:
-                    return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds, False
+                    return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
                 total = 0.0
                 for i in range(cnt):
                     t, n = _state(bk[i], s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc, s_flag,
                                   v_lost, v_in, v_bound, n, table, head, pr, na, nb)
                     if t < 0:
-                        return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds, False
+                        return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
                     e_tgt[n_edges + i], e_p[n_edges + i] = t, bp[i]
                     total += bp[i]
                 s_start[s], s_len[s] = n_edges, cnt
@@ -1044,18 +1048,18 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             _, ia, ib, _, _, _, _ = _decode(s_key[i], pr, na, nb)
             codes[j], probs[j] = ia * nb + ib, v_in[i]
             j += 1
-    rounds, cut = _rounds(s_kind, s_start, s_len, e_tgt, e_p, order, n_order, s0, n, probs.sum(), tol, work,
+    rounds = _rounds(s_kind, s_start, s_len, e_tgt, e_p, order, n_order, s0, n, probs.sum(), tol, work,
                           max_rounds, skip)
     expanded = 0
     for i in range(n):
         expanded += s_start[i] >= 0
-    return 0, codes, probs, lost, stuck, rounds_acc, expanded, rounds, cut
+    return 0, codes, probs, lost, stuck, rounds_acc, expanded, rounds
 
 
 @njit(cache=True, nogil=True)
 def _rounds(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray,
             order: np.ndarray, n_order: int, s0: int, n: int,
-            p_end: float, tol: float, work: float, max_rounds: int, skip: float) -> tuple[np.ndarray, bool]:
+            p_end: float, tol: float, work: float, max_rounds: int, skip: float) -> np.ndarray:
     """P(first out in round t): the rounds iterated over the followed states until the fights still going weigh
     less than ``tol``, or ``work`` edge visits are spent once 99.9% of the fights that end have ended (then the
     distribution is cut); a state holding less than ``skip`` of the fights still going is not followed.  What
@@ -1073,7 +1077,7 @@ def _rounds(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: n
     ended = 0.0
     while alive >= tol and t < max_rounds:
         if visits > work and ended >= 0.999 * p_end:
-            return out[:t], True
+            return out[:t]
         if t == out.size:
             grown = np.zeros(2 * out.size)
             grown[:t] = out
@@ -1117,4 +1121,4 @@ def _rounds(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: n
         alive = 0.0
         for r in range(n_between):
             alive += mass[between[r]]
-    return out[:t], alive >= tol
+    return out[:t]
