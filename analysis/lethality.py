@@ -39,13 +39,12 @@ GAPS = (0, 1, 2, 3, 4)
 GAP_RULES = {"tristat": {"stat_limits": "warn"}}
 """Rule settings the skill-gap comparison needs: Tri-Stat's combat skills stop at X/2 = 3 at d6, so gaps past 2
 over trained_armed's skill 1 are beyond the book; they run with the limits as warnings, not rejections."""
-AFTER_OUT = "stop"
+AFTER_OUT = "finish"
 """How every cross-system duel ends: the one switch between ``"stop"`` and ``"finish"``.
 
-The rules compare lethality under ``finish`` (docs/rules/README.md, duel options); main refuses ``finish`` until the
-four systems model it, so this stays ``"stop"`` until they do
-(``tests/test_report.py::test_cross_system_lethality_finishes_when_every_system_can`` fails
-the day all four accept it, asking for the flip)."""
+The rules compare lethality under ``finish`` (docs/rules/README.md, duel options), which all four systems model
+(``tests/test_report.py::test_cross_system_lethality_finishes_when_every_system_can`` asked for this flip the day
+the last of them, 2K, accepted it)."""
 MAX_ATTACKS = 60
 """Hits/attacks-to-out curves stop here (or once P(out) is within 1e-9 of 1)."""
 

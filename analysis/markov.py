@@ -339,6 +339,23 @@ def solve_chain(q: sp.spmatrix, r: sp.spmatrix, x0: np.ndarray, ends: np.ndarray
                     truncation=truncation)
 
 
+def from_rounds(ends: Mapping[tuple[int, int], float], a: Track, b: Track, rounds: Mapping[int, float],
+                p_stalemate: float = 0.0, truncation: float = 0.0, states: int = 0,
+                rounds_tail: float = 0.0) -> Solution:
+    """The solution of a duel computed round by round (a system that iterates its own round operator):
+    the final pairs, P(first out in round t), and what was lost or cut.
+
+    >>> t = Track(labels=("fine", "out"), status=(UP, OUT))
+    >>> s = from_rounds({(0, 1): 0.5, (1, 0): 0.5}, t, t, {1: 0.75, 2: 0.25})
+    >>> s.p_a_wins, s.mean_rounds
+    (0.5, 1.25)
+    """
+    p_end = float(sum(rounds.values()))
+    mean = float(sum(t * p for t, p in rounds.items()) / p_end) if p_end > 0 else None
+    return Solution(**_levels(ends, a, b), p_stalemate=p_stalemate, rounds=dict(sorted(rounds.items())),
+                    mean_rounds=mean, rounds_tail=rounds_tail, states=states, ends=dict(ends), truncation=truncation)
+
+
 def mix_solutions(parts: Sequence[tuple[float, Solution]], a: Track, b: Track) -> Solution:
     """The solution of a duel whose first move is a random choice among chains."""
     parts = [(w, s) for w, s in parts if w > 0]

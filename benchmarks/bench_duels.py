@@ -1,51 +1,120 @@
-"""Benchmark: exact duels between every archetype pairing of every system.
+"""Benchmark: exact duels between every archetype pairing of every system; for 2K, its IN economy in detail.
 
-Prints, per system, the median and largest time over all pairings: ``cold`` is
-the first solve of a pairing (its exchange tables not yet cached), ``warm`` the
-best of ``--repeat`` further solves; and the largest pairing's state count.
+Per system: the median and largest time over all ordered pairings: ``cold`` is the first solve of a pairing
+(its tables not yet cached), ``warm`` the best of ``--repeat`` further solves; and the largest state count.
+2K (``onesix``) caches whole duels, so its ``warm`` is a cache hit: its table adds ``re-solve`` (the cache
+cleared) and the first solve in a fresh process (the compiled kernels loaded from numba's cache).  Then, for 2K:
+how the state count and time grow with B's reflexes (A at 8) and with the track length, and the Monte Carlo time
+needed for the exact answer's accuracy on P(A wins) (1e-4: n = p(1 - p) / 1e-8).  Times are CPU seconds of this
+process (``time.process_time``), steadier than wall time on a shared machine.
 
-    python benchmarks/bench_duels.py [--repeat 3]
+    python benchmarks/bench_duels.py [--repeat 3] [--systems onesix] [--mc-n 1000000]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import time
 
 from analysis.fighters import archetypes, load_fighter
-from analysis.system import all_systems
+from analysis.system import SYSTEM_IDS, get_system
+
+
+def cpu() -> float:
+    return time.process_time()
+
+
+def ms(values) -> str:
+    return f"{statistics.median(values) * 1e3:>9.0f} {max(values) * 1e3:>9.0f}"
+
+
+def all_pairings(system, repeat: int) -> None:
+    from analysis.systems import onesix_timing
+
+    rules = system.rules()
+    names = list(archetypes(system.id))
+    fighters = {n: load_fighter(system, n) for n in names}
+    cold, warm, resolve, states = {}, {}, {}, {}
+    for a in names:
+        for b in names:
+            t = cpu()
+            res = system.duel(rules, fighters[a], fighters[b])
+            cold[a, b] = cpu() - t
+            best = float("inf")
+            for _ in range(repeat):
+                t = cpu()
+                system.duel(rules, fighters[a], fighters[b])
+                best = min(best, cpu() - t)
+            warm[a, b], states[a, b] = best, res.solution.states
+            if system.id == "onesix":
+                onesix_timing.economy_duel.cache_clear()
+                t = cpu()
+                system.duel(rules, fighters[a], fighters[b])
+                resolve[a, b] = cpu() - t
+    big = max(states, key=states.get)
+    slow = max(cold, key=cold.get)
+    line = f"{system.id:<8} {len(cold):>5} {ms(cold.values())} {ms(warm.values())}"
+    line += f" {ms(resolve.values())}" if resolve else f" {'-':>9} {'-':>9}"
+    print(line + f"  states median {statistics.median(states.values()):>8.0f} max {states[big]:>8} ({big[0]} vs "
+          f"{big[1]}); slowest {slow[0]} vs {slow[1]}")
+
+
+def first_in_process() -> float:
+    """The first 2K duel of a fresh process (imports excluded): numba loads its compiled kernels from the cache."""
+    code = ("import time\nfrom analysis.system import get_system\nfrom analysis.fighters import load_fighter\n"
+            "s = get_system('onesix'); a = load_fighter(s, 'trained_armed')\n"
+            "t = time.process_time(); s.duel(s.rules(), a, a); print(time.process_time() - t)")
+    return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+
+
+def onesix_growth(mc_n: int) -> None:
+    from analysis.systems import onesix_timing
+    from sims.api import simulate_duel
+
+    system = get_system("onesix")
+    base = load_fighter(system, "trained_armed")
+    print("\n2K, A trained_armed (reflexes 8) against B at reflexes r: states and time of one solve")
+    print(f"{'r':>4} {'states':>8} {'ms':>6} {'P(A wins)':>10} {'MC n for 1e-4':>14} {'MC s for 1e-4':>14}")
+    rate = None
+    for r in range(6, 17, 2):
+        b = base.replace(reflexes=r)
+        onesix_timing.economy_duel.cache_clear()
+        t = cpu()
+        sol = system.duel(system.rules(), base, b).solution
+        took = cpu() - t
+        if rate is None:
+            t = cpu()
+            simulate_duel("onesix", system.rules(), base, b, mc_n, seed=1, workers=1)
+            rate = mc_n / (cpu() - t)
+        n_mc = sol.p_a_wins * (1 - sol.p_a_wins) / 1e-8
+        print(f"{r:>4} {sol.states:>8} {took * 1e3:>6.0f} {sol.p_a_wins:>10.6f} {n_mc:>14.3g} {n_mc / rate:>14.1f}")
+    print(f"(Monte Carlo: {rate:,.0f} duels per CPU second on one core)")
+    print("\n2K, the trained_armed mirror with a longer track (reserve 3): states and time")
+    print(f"{'track':>6} {'states':>8} {'ms':>6}")
+    for track in (4, 6, 8, 10):
+        onesix_timing.economy_duel.cache_clear()
+        t = cpu()
+        sol = system.duel(system.rules(track_length=track), base, base).solution
+        print(f"{track:>6} {sol.states:>8} {(cpu() - t) * 1e3:>6.0f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--systems", nargs="*", default=list(SYSTEM_IDS))
+    parser.add_argument("--mc-n", type=int, default=1_000_000)
     ns = parser.parse_args()
-    print(f"{'system':<8} {'pairs':>5} {'cold median':>11} {'cold max':>9} {'warm median':>11} {'warm max':>9}"
-          f" {'largest pairing (states)':>36} {'its cold ms':>11}")
-    for system in all_systems():
-        rules = system.rules()
-        names = list(archetypes(system.id))
-        fighters = {n: load_fighter(system, n) for n in names}
-        cold, warm, states = {}, {}, {}
-        for a in names:
-            for b in names:
-                t = time.perf_counter()
-                res = system.duel(rules, fighters[a], fighters[b])
-                cold[a, b] = time.perf_counter() - t
-                best = float("inf")
-                for _ in range(ns.repeat):
-                    t = time.perf_counter()
-                    system.duel(rules, fighters[a], fighters[b])
-                    best = min(best, time.perf_counter() - t)
-                warm[a, b], states[a, b] = best, res.solution.states
-        big = max(states, key=states.get)
-
-        def ms(values) -> str:
-            return f"{statistics.median(values) * 1e3:>11.1f} {max(values) * 1e3:>9.1f}"
-
-        print(f"{system.id:<8} {len(cold):>5} {ms(cold.values())} {ms(warm.values())}"
-              f" {f'{big[0]} vs {big[1]} ({states[big]})':>36} {cold[big] * 1e3:>11.1f}")
+    if "onesix" in ns.systems:
+        print(f"2K: first duel in a fresh process {first_in_process() * 1e3:.0f} ms (kernels from numba's cache)\n")
+    print(f"{'system':<8} {'pairs':>5} {'cold med':>9} {'cold max':>9} {'warm med':>9} {'warm max':>9} "
+          f"{'re-solve':>9} {'max':>9}  (ms)")
+    for sid in ns.systems:
+        all_pairings(get_system(sid), ns.repeat)
+    if "onesix" in ns.systems:
+        onesix_growth(ns.mc_n)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ EXAMPLES = {
     },
     "resolve": {
         "tristat": "dicelab resolve tristat --a veteran --b novice --rolls attack=5,defense=9,damage=6",
-        "onesix": "dicelab resolve onesix --a poacher --b daisy --rolls attack=10",
+        "onesix": "dicelab resolve onesix --a poacher --b daisy --rolls attack=10,defense=2",
         "tun": "dicelab resolve tun --a red --b blue --rolls attack=9",
         "kurs": "dicelab resolve kurs --a maximus --b tiberius --rolls attack=1,defense=-2 --json",
     },

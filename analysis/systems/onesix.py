@@ -4,7 +4,9 @@
 same rule, without limit.  Test result ``RT = rating + mod + 2K``; success iff
 ``RT >= 15``; success level ``U = 1 + floor((RT - 15) / 3)``, 0 on failure.
 The explosion is unbounded, so every result carries its truncation bound
-(``residual``).  See RULES.md section 2.
+(``residual``).  Every number of the book is a ruleset constant (a house rule
+may change it); the fight's clock is the IN economy of
+:mod:`analysis.systems.onesix_timing`.  See RULES.md section 2.
 
 Daisy's boat manoeuvre: rating 9; her dice show 1 and 6, the extra die 4:
 2K = 0 + 6 + 4 = 10, RT 19, success level 2.
@@ -25,25 +27,74 @@ from .._lazy import sp
 from .. import markov
 from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize
 from ..dist import Dist
-from ..params import Bool, Choice, DicelabError, FighterBase, Int, ParamError, Validated, param
+from ..params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
 from ..results import CheckResult, OpposedResult, Outcomes
 from ..system import System
 
-THRESHOLD = 15
-FUMBLE_BELOW = 6
-P_DOUBLE_ONE = 1 / 36
 BASE_FACES = (0, 2, 3, 4, 5, 6)
+"""A d6 under the rule of 1 and 6: its 1 adds 0."""
+WOUND, SHOCK = 0, 1
+WEAPON_CLASSES = ("wound", "shock", "ballistic")
+UNHURT = (0, 0, 0)
+"""The condition label (wounds, shock, armor wear) of a fresh fighter."""
+
+
+def constant(default: Any, spec: Any, help: str) -> Any:
+    """A book number a house rule may change."""
+    return param(default, spec, help, kind="constant")
 
 
 @dataclass(frozen=True)
 class Rules(DuelRules):
-    """The 2K ruleset: every variant of RULES.md section 2."""
+    """The 2K ruleset: every variant of RULES.md section 2, then the book's numbers as constants."""
 
     where = "onesix ruleset"
     extra_die_ones: str = param("zero", Choice(("zero", "count")), "an extra (exploded) die's 1 adds 0, or counts 1")
     explode_depth: int | None = param(None, Int(0, 50, optional=True), "at most N extra dice per die (none: unlimited)")
-    excess_over: str = param("threshold", Choice(("threshold", "defense")), "damage excess over 15, or over the defender's RT")
-    armor_wear: bool = param(False, Bool(), "a hit of power >= the armor's rating wears it by 1 (by 3 if >= 2x)")
+    excess_over: str = param("threshold", Choice(("threshold", "defense")),
+                             "damage excess over the success threshold, or over the defender's RT")
+    armor_wear: bool = param(False, Bool(), "a hit of power >= the armor's rating wears it (by 1; by 3 at 2x)")
+    ballistic_power: str = param("total", Choice(("total", "weapon")), "a ballistic hit wounds when this power "
+                                 "exceeds the protection: PS + excess (total) or the weapon's PS alone")
+    in_economy: bool = param(True, Bool(), "the IN economy times the fight (false, a simplification: the old fixed "
+                             "order, one attack each per round by average IN - penalty)")
+    in_die: str = param("one_six", Choice(("one_six", "d6")), "1K in IN = reflexes + 1K: one die under the rule of "
+                        "1 and 6, or a plain d6")
+    in_carry: bool = param(True, Bool(), "leftover IN carries (<= 3 as is, above as 3); false: only debts carry")
+    in_penalty: str = param("immediate", Choice(("immediate", "roll")), "the condition penalty lowers IN in every "
+                            "roll and at once when it rises mid-round (immediate), or in the rolls only (roll)")
+    in_loss: str = param("one_per_hit", Choice(("one_per_hit", "stack")), "stopping effect and pain shock from one "
+                         "hit cost one action together, or one each (stack)")
+    success_threshold: int = constant(15, Int(1, 60), "RT needed for success (the main scheme's control point)")
+    level_step: int = constant(3, Int(1, 20), "every this many points over the threshold add one success level")
+    unskilled_max_level: int = constant(1, Int(0, 20), "the highest success level without a matching skill")
+    fumble_below: int = constant(6, Int(-20, 60), "RT below this is a serious failure")
+    test_dice: int = constant(2, Int(1, 6), "dice in a test (2K); all of them showing 1 is the equipment fault")
+    average_in_bonus: int = constant(3, Int(0, 20), "average IN = reflexes + this (fixed order, squads)")
+    attack_cost: int = constant(6, Int(1, 30), "IN an attack (any full action) costs")
+    parry_cost: int = constant(3, Int(1, 30), "IN a parry or dodge (reflex action) costs; it needs that much IN")
+    action_lost: int = constant(6, Int(0, 30), "IN a lost action (stopping effect, pain shock) costs")
+    attack_min_in: int = constant(4, Int(1, 30), "the least IN that starts an attack (4-5 IN: the rest is debt)")
+    carry_cap: int = constant(3, Int(0, 30), "leftover IN carried into the next round at most")
+    carry_floor: int = constant(-20, Int(-60, 0), "a debt carried is at most this deep (lab bound)")
+    track_length: int = constant(6, Int(1, 12), "levels of each track; a track above it: out")
+    reserve: int = constant(3, Int(0, 12), "the body's reserve past the track; wounds past the track: dying; the "
+                            "next Wound after it kills (10th by the book), Shock past it becomes Wounds")
+    damage_step: int = constant(3, Int(1, 20), "levels inflicted = ceil((power - absorption) / this)")
+    wear_step: int = constant(1, Int(0, 20), "armor_wear: a hit of power >= the armor's rating wears it this much")
+    wear_double_step: int = constant(3, Int(0, 20), "armor_wear: a hit of power >= twice the rating wears it this much")
+    stopping_effect: bool = constant(True, Bool(), "levels of one hit > training: the victim loses an action")
+    pain_shock: bool = constant(True, Bool(), "a hit leaves its track above personality: the victim loses an action")
+
+    @property
+    def shock_cap(self) -> int:
+        """The last Shock level; each further one becomes a Wound (9 by the book)."""
+        return self.track_length + self.reserve
+
+    @property
+    def death(self) -> int:
+        """Wounds that kill: the first past the reserve (10 by the book)."""
+        return self.track_length + self.reserve + 1
 
 
 @dataclass(frozen=True)
@@ -53,7 +104,7 @@ class CheckArgs(Validated):
     where = "onesix check"
     rating: int = param(9, Int(), "action rating RD = attribute + skill")
     mod: int = param(0, Int(), "modifiers (calm situation +3, condition penalty -n, ...)")
-    skilled: bool = param(True, Bool(), "a matching skill; without one U is capped at 1")
+    skilled: bool = param(True, Bool(), "a matching skill; without one U is capped (at 1 by the book)")
     gear_rating: int | None = param(None, Int(optional=True), "rating of the gear for the double-one reliability test")
 
 
@@ -70,12 +121,27 @@ def die(rules: Rules) -> Dist:
 
 @lru_cache(maxsize=64)
 def two_k(rules: Rules) -> Dist:
-    """The 2K roll.
+    """The test roll: ``test_dice`` dice (2K by the book).
 
     >>> round(two_k(Rules()).mean(), 12), float(two_k(Rules()).pmf(0)) == 1 / 36
     (8.0, True)
     """
-    return die(rules) + die(rules)
+    return die(rules).repeat_sum(rules.test_dice)
+
+
+@lru_cache(maxsize=64)
+def in_die(rules: Rules) -> Dist:
+    """1K of the IN roll: one die under the rule of 1 and 6 (``in_die = "one_six"``) or a plain d6.
+
+    >>> round(in_die(Rules()).mean(), 12), in_die(Rules(in_die="d6")).mean()
+    (4.0, 3.5)
+    """
+    return die(rules) if rules.in_die == "one_six" else Dist.die(range(1, 7))
+
+
+def p_equipment_fault(rules: Rules) -> float:
+    """P(every base die shows 1): the equipment fault (1/36 for 2K)."""
+    return (1 / 6) ** rules.test_dice
 
 
 def chain_value(faces: Sequence[int], rules: Rules) -> int:
@@ -97,10 +163,11 @@ def chain_value(faces: Sequence[int], rules: Rules) -> int:
     return sum(0 if f == 1 and (i == 0 or not ones) else f for i, f in enumerate(faces))
 
 
-def success_level(rt: np.ndarray, skilled: bool) -> np.ndarray:
-    """U = 1 + floor((RT - 15) / 3) for RT >= 15, else 0; capped at 1 without a skill."""
-    u = np.where(rt >= THRESHOLD, 1 + (rt - THRESHOLD) // 3, 0)
-    return u if skilled else np.minimum(u, 1)
+def success_level(rt: np.ndarray, skilled: bool, rules: Rules | None = None) -> np.ndarray:
+    """U = 1 + floor((RT - threshold) / step) for RT >= threshold, else 0; capped without a skill."""
+    rules = rules or Rules()
+    u = np.where(rt >= rules.success_threshold, 1 + (rt - rules.success_threshold) // rules.level_step, 0)
+    return u if skilled else np.minimum(u, rules.unskilled_max_level)
 
 
 def rt_distribution(rules: Rules, rating: int, mod: int = 0) -> Dist:
@@ -108,22 +175,21 @@ def rt_distribution(rules: Rules, rating: int, mod: int = 0) -> Dist:
     return two_k(rules) + (rating + mod)
 
 
-
-
 def check(rules: Rules, args: CheckArgs) -> CheckResult:
     """P(success), the success-level distribution, P(RT < 6) and the equipment fault."""
     rt = rt_distribution(rules, args.rating, args.mod)
-    extra = {"p_equipment_fault": P_DOUBLE_ONE, "mean_rt": rt.mean()}
+    fault = p_equipment_fault(rules)
+    extra = {"p_equipment_fault": fault, "mean_rt": rt.mean()}
     if args.gear_rating is not None:
-        extra["p_gear_breaks"] = P_DOUBLE_ONE * float(rt_distribution(rules, args.gear_rating).cdf(THRESHOLD - 1))
+        extra["p_gear_breaks"] = fault * float(rt_distribution(rules, args.gear_rating).cdf(rules.success_threshold - 1))
     return CheckResult(
         system="onesix",
         variants=rules.to_dict(),
         params=args.to_dict(),
-        p_success=float(rt.sf(THRESHOLD - 1)),
+        p_success=float(rt.sf(rules.success_threshold - 1)),
         outcome="success_level",
-        distribution=rt.map(lambda v: success_level(v, args.skilled)),
-        p_fumble=float(rt.cdf(FUMBLE_BELOW - 1)),
+        distribution=rt.map(lambda v: success_level(v, args.skilled, rules)),
+        p_fumble=float(rt.cdf(rules.fumble_below - 1)),
         extra=extra,
     )
 
@@ -135,35 +201,42 @@ def outcomes(rules: Rules, args: CheckArgs) -> Outcomes:
 
 
 def opposed(rules: Rules, a: CheckArgs, b: CheckArgs) -> OpposedResult:
-    """The scheme of opposition: the higher RT wins (B is the reacting side).
+    """The scheme of opposition: the higher RT wins, then goes through the main scheme (B is the reacting side).
+
+    ``p_a_succeeds`` = P(A's RT is higher and reaches the threshold); ``a_success_levels`` splits A's wins by
+    its success level (0: won, but failed against the threshold).  Equal RT is ``p_tie`` (``p_tie_succeeds``:
+    equal and at least the threshold).
 
     >>> res = opposed(Rules(), CheckArgs(rating=9), CheckArgs(rating=9))
-    >>> abs(res.p_a_wins - res.p_b_wins) < 1e-12
-    True
+    >>> abs(res.p_a_wins - res.p_b_wins) < 1e-12, res.extra["p_a_succeeds"] < res.p_a_wins
+    (True, True)
     """
     win, tie, lose, margin = outcomes(rules, a).against(outcomes(rules, b))
-    rule = "equal RT: both succeed at once; when B reacts to A, B (the reacting side) wins"
-    return OpposedResult("onesix", rules.to_dict(), a.to_dict(), b.to_dict(), win, lose, tie, margin, rule)
+    rt_a, rt_b = rt_distribution(rules, a.rating, a.mod), rt_distribution(rules, b.rating, b.mod)
+    joint = np.outer(rt_a.p, rt_b.p)
+    diff = rt_a.support[:, None] - rt_b.support[None, :]
+    extra: dict[str, Any] = {}
+    for side, rt, args, wins in (("a", rt_a, a, diff > 0), ("b", rt_b, b, diff < 0)):
+        values = rt.support[:, None] if side == "a" else rt.support[None, :]
+        levels = np.broadcast_to(success_level(values, args.skilled, rules), joint.shape)
+        ok = wins & np.broadcast_to(values >= rules.success_threshold, joint.shape)
+        extra[f"p_{side}_succeeds"] = float(joint[ok].sum())
+        dist = np.bincount(levels[wins].ravel(), weights=joint[wins].ravel())
+        extra[f"{side}_success_levels"] = {str(u): float(p) for u, p in enumerate(dist) if p > 0}
+    tie_ok = (diff == 0) & np.broadcast_to(rt_a.support[:, None] >= rules.success_threshold, joint.shape)
+    extra["p_tie_succeeds"] = float(joint[tie_ok].sum())
+    rule = ("equal RT: both succeed at once; when B reacts to A, B (the reacting side) wins; the winner's RT then "
+            f"goes through the main scheme (succeeds at {rules.success_threshold})")
+    return OpposedResult("onesix", rules.to_dict(), a.to_dict(), b.to_dict(), win, lose, tie, margin, rule, extra)
 
 
 def table_cases(rules: Rules, args: CheckArgs) -> Iterator[tuple[str, Rules, CheckArgs]]:
-    """Ratings 0..15 (from 15 on, success is certain)."""
-    for rating in range(0, THRESHOLD + 1):
+    """Ratings 0..threshold (from the threshold on, success is certain)."""
+    for rating in range(0, rules.success_threshold + 1):
         yield "2K", rules, args.replace(rating=rating)
 
+
 # ------------------------------------------------------------------ combat
-WOUND, SHOCK = 0, 1
-WEAPON_CLASSES = ("wound", "shock", "ballistic")
-TRACK_MAX = 6
-"""A track above 6: the fighter cannot act (out)."""
-SHOCK_CAP = 9
-"""Levels 7-9 are the reserve; from the 10th, each new Shock level becomes a Wound."""
-DEATH = 10
-"""The 10th Wound kills."""
-UNHURT = (0, 0, 0)
-"""The condition label (wounds, shock, armor wear) of a fresh fighter."""
-
-
 @dataclass(frozen=True)
 class Fighter(FighterBase):
     """A 2K combatant (RULES.md section 2); ``reflexes`` overrides reaction + intellect.
@@ -174,7 +247,7 @@ class Fighter(FighterBase):
 
     where = "onesix fighter"
     attack_rating: int = param(8, Int(0, 40), "attack RD = attribute + combat skill")
-    defense_rating: int = param(0, Int(0, 40), "parry/dodge RD, opposing every attack (0 = no defense)")
+    defense_rating: int = param(0, Int(0, 40), "parry/dodge RD, opposing an attack it parries (0 = no defense)")
     reaction: int = param(4, Int(0, 20), "Reaction (reflexes = reaction + intellect)")
     intellect: int = param(4, Int(0, 20), "Intellect")
     reflexes: int | None = param(None, Int(0, 40, optional=True), "Reflexes (default reaction + intellect)")
@@ -184,30 +257,38 @@ class Fighter(FighterBase):
     protection: int = param(0, Int(0, 40), "armor protection: a ballistic hit of power <= it inflicts Shock")
     weapon_ps: int = param(3, Int(0, 60), "damage power PS (combat knife: training + 2; fists: training, lab's reading)")
     weapon_class: str = param("shock", Choice(WEAPON_CLASSES), "what the weapon inflicts: wound, shock or ballistic")
+    parry: str = param("always", Choice(("always", "never")), "parry every attack it can (defense_rating > 0 and "
+                       "the parry's IN left), or never", kind="policy")
 
     def total_reflexes(self) -> int:
         """Reflexes: the override, else reaction + intellect."""
         return self.reflexes if self.reflexes is not None else self.reaction + self.intellect
 
-    def average_in(self) -> int:
-        """Average IN = reflexes + 3 (IN = reflexes + 1d6)."""
-        return self.total_reflexes() + 3
+    def average_in(self, rules: Rules) -> int:
+        """Average IN = reflexes + 3 («Средняя инициатива»)."""
+        return self.total_reflexes() + rules.average_in_bonus
+
+    def parries(self) -> bool:
+        """Whether the fighter opposes attacks with a parry at all (policy and a defense rating)."""
+        return self.parry == "always" and self.defense_rating > 0
 
     def derived(self, rules: Rules) -> dict[str, int]:
-        return {"reflexes": self.total_reflexes(), "average_in": self.average_in(), "absorption": self.training + self.armor}
+        return {"reflexes": self.total_reflexes(), "average_in": self.average_in(rules),
+                "absorption": self.training + self.armor}
 
 
-def mark(wounds: Any, shock: Any, cls: Any, levels: Any) -> tuple[Any, Any]:
-    """The tracks after a hit of ``levels`` of class ``cls``; Shock past the 9th level becomes Wounds.
+def mark(wounds: Any, shock: Any, cls: Any, levels: Any, rules: Rules | None = None) -> tuple[Any, Any]:
+    """The tracks after a hit of ``levels`` of class ``cls``; Shock past the reserve becomes Wounds.
 
     Works on integers and numpy arrays alike.
 
     >>> tuple(int(v) for v in mark(0, 8, SHOCK, 3)), tuple(int(v) for v in mark(2, 1, WOUND, 2))
     ((2, 9), (4, 1))
     """
+    cap = (rules or Rules()).shock_cap
     wounds = wounds + np.where(cls == WOUND, levels, 0)
     shock = shock + np.where(cls == SHOCK, levels, 0)
-    over = np.maximum(shock - SHOCK_CAP, 0)
+    over = np.maximum(shock - cap, 0)
     return wounds + over, shock - over
 
 
@@ -224,14 +305,15 @@ def hit_effect(rules: Rules, att: Fighter, dfn: Fighter, power: Any, wear: int) 
     """
     power = np.asarray(power)
     armor = max(dfn.armor - wear, 0)
-    levels = np.maximum(-((dfn.training + armor - power) // 3), 0)
+    levels = np.maximum(-((dfn.training + armor - power) // rules.damage_step), 0)
     if att.weapon_class == "ballistic":
-        cls = np.where(power > max(dfn.protection - wear, 0), WOUND, SHOCK)
+        decisive = power if rules.ballistic_power == "total" else np.full(power.shape, att.weapon_ps)
+        cls = np.where(decisive > max(dfn.protection - wear, 0), WOUND, SHOCK)
     else:
         cls = np.full(power.shape, WOUND if att.weapon_class == "wound" else SHOCK)
     step = np.zeros(power.shape, dtype=np.int64)
     if rules.armor_wear and armor > 0:
-        step = np.where(power >= 2 * armor, 3, np.where(power >= armor, 1, 0))
+        step = np.where(power >= 2 * armor, rules.wear_double_step, np.where(power >= armor, rules.wear_step, 0))
     return levels, cls, step
 
 
@@ -240,67 +322,77 @@ def max_wear(rules: Rules, f: Fighter) -> int:
     return f.armor if rules.armor_wear else 0
 
 
+def status(rules: Rules, label: tuple[int, int, int]) -> int:
+    """The level of a condition: up, out (a track past the track length), dying (Wounds past it) or dead."""
+    w, s, _ = label
+    if w >= rules.death:
+        return markov.DEAD
+    if w > rules.track_length:
+        return markov.DYING
+    return markov.OUT if s > rules.track_length else markov.UP
+
+
 @lru_cache(maxsize=256)
 def track(rules: Rules, f: Fighter) -> markov.Track:
-    """Conditions (wounds, shock, armor wear) with both tracks in 0..6, then ``out``, ``dying`` and ``dead``.
+    """Every condition (wounds, shock, armor wear), the past-out ones included, so that finishing can go on.
 
-    A condition's class is its penalty max(wounds, shock).  A hit that puts a
-    track above 6 leaves the fighter ``out``, Wounds 7-9 ``dying``, 10 Wounds
-    ``dead``; the duel stops there, so those conditions need no levels.
+    Wounds run to the deadly level, Shock to the end of the reserve; a
+    condition's class is its penalty max(wounds, shock) while up.  The index
+    grows with every track, so a condition only ever moves to a later one.
 
     >>> t = track(Rules(), Fighter())
-    >>> len(t), t.labels[-3:], t.classes[t.index[(2, 5, 0)]]
-    (52, ('out', 'dying', 'dead'), 5)
+    >>> len(t), t.labels[t.index[(2, 5, 0)]], t.classes[t.index[(2, 5, 0)]], t.status[t.index[(8, 0, 0)]]
+    (110, (2, 5, 0), 5, 2)
     """
-    wears = range(max_wear(rules, f) + 1)
-    up = [(w, s, k) for w in range(TRACK_MAX + 1) for s in range(TRACK_MAX + 1) for k in wears]
-    return markov.Track(
-        labels=tuple(up) + ("out", "dying", "dead"),
-        status=(markov.UP,) * len(up) + (markov.OUT, markov.DYING, markov.DEAD),
-        classes=tuple(max(w, s) for w, s, _ in up) + (0, 0, 0),
-    )
+    labels = [(w, s, k) for w in range(rules.death + 1) for s in range(rules.shock_cap + 1)
+              for k in range(max_wear(rules, f) + 1)]
+    levels = [status(rules, lab) for lab in labels]
+    return markov.Track(labels=tuple(labels), status=tuple(levels),
+                        classes=tuple(max(w, s) if st == markov.UP else 0 for (w, s, _), st in zip(labels, levels)))
+
+
+def condition_index(rules: Rules, f: Fighter, w: Any, s: Any, k: Any) -> Any:
+    """The track index of conditions (wounds capped at the deadly level)."""
+    n_wear = max_wear(rules, f) + 1
+    return (np.minimum(w, rules.death) * (rules.shock_cap + 1) + s) * n_wear + k
 
 
 def _next(rules: Rules, f: Fighter, label: Any, levels: np.ndarray, cls: np.ndarray, step: np.ndarray) -> np.ndarray:
-    """Track indices of ``f`` after each hit (levels, class, wear step) from up conditions.
-
-    ``label`` is one (wounds, shock, wear) label or an array of them, one row per hit.
-    """
+    """Track indices of ``f`` after each hit (levels, class, wear step) from ``label`` (one or one per hit)."""
     label = np.asarray(label)
-    n_wear = max_wear(rules, f) + 1
-    n_up = (TRACK_MAX + 1) ** 2 * n_wear
-    w, s = mark(label[..., 0], label[..., 1], cls, levels)
-    wear = np.minimum(label[..., 2] + step, n_wear - 1)
-    up = (np.minimum(w, TRACK_MAX) * (TRACK_MAX + 1) + np.minimum(s, TRACK_MAX)) * n_wear + wear
-    return np.where(w >= DEATH, n_up + 2, np.where(w > TRACK_MAX, n_up + 1, np.where(s > TRACK_MAX, n_up, up)))
+    w, s = mark(label[..., 0], label[..., 1], cls, levels, rules)
+    wear = np.minimum(label[..., 2] + step, max_wear(rules, f))
+    return condition_index(rules, f, w, s, wear)
 
 
-@lru_cache(maxsize=8192)
-def _outcomes(rules: Rules, att: Fighter, dfn: Fighter, att_penalty: int, def_penalty: int,
-              wear: int) -> tuple[float, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(P(miss), P(defended), then per distinct hit: levels, class, wear step, probability)."""
+@lru_cache(maxsize=16384)
+def _outcomes(rules: Rules, att: Fighter, dfn: Fighter, att_penalty: int, def_penalty: int, wear: int,
+              parry: bool) -> tuple[float, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(P(miss), P(parried), then per distinct hit: levels, class, wear step, probability)."""
     k = two_k(rules)
     v, p = k.support, k.p
+    thr = rules.success_threshold
     rt_a = att.attack_rating - att_penalty + v
-    ok = rt_a >= THRESHOLD
+    ok = rt_a >= thr
     p_miss = float(p[~ok].sum())
-    if dfn.defense_rating == 0:
-        hit_p, excess, p_def = p[ok], rt_a[ok] - THRESHOLD, 0.0
+    if not parry:
+        hit_p, excess, p_def = p[ok], rt_a[ok] - thr, 0.0
     elif rules.excess_over == "defense":
-        margin = np.convolve(np.where(ok, p, 0.0), p[::-1])  # P(RT_a - RT_d = value), RT_a >= 15 only
+        margin = np.convolve(np.where(ok, p, 0.0), p[::-1])  # P(RT_a - RT_d = value), RT_a >= thr only
         value = np.arange(margin.size) - (p.size - 1) + att.attack_rating - att_penalty - dfn.defense_rating + def_penalty
         hit_p, excess = margin[value > 0], value[value > 0]
         p_def = float(margin.sum() - hit_p.sum())
     else:
         lowest_d = dfn.defense_rating - def_penalty + int(v[0])
         below = np.concatenate(([0.0], np.cumsum(p)))[np.clip(rt_a[ok] - lowest_d, 0, p.size)]
-        hit_p, excess = p[ok] * below, rt_a[ok] - THRESHOLD
+        hit_p, excess = p[ok] * below, rt_a[ok] - thr
         p_def = float((p[ok] * (1.0 - below)).sum())
     levels, cls, step = hit_effect(rules, att, dfn, att.weapon_ps + excess, wear)
-    key = (levels * 2 + cls) * 4 + step  # one integer per (levels, class, step): class < 2, step < 4
+    span_step = max(rules.wear_step, rules.wear_double_step) + 1
+    key = (levels * 2 + cls) * span_step + step
     uniq, inverse = np.unique(key, return_inverse=True)
     probs = np.bincount(inverse, weights=hit_p)
-    out = (uniq // 8, (uniq // 4) % 2, uniq % 4, probs)
+    out = (uniq // (2 * span_step), (uniq // span_step) % 2, uniq % span_step, probs)
     for arr in out:
         arr.setflags(write=False)
     return (p_miss, p_def) + out
@@ -311,10 +403,14 @@ def _penalty(label: tuple[int, int, int]) -> int:
 
 
 def branches(rules: Rules, att: Fighter, dfn: Fighter, att_condition: tuple[int, int, int] = UNHURT,
-             def_condition: tuple[int, int, int] = UNHURT) -> list[Branch]:
-    """Every way one attack can go, from both fighters' (up) conditions; ``damage`` = levels inflicted."""
+             def_condition: tuple[int, int, int] = UNHURT, parry: bool | None = None) -> list[Branch]:
+    """Every way one attack can go, from both fighters' conditions; ``damage`` = levels inflicted.
+
+    ``parry`` defaults to the defender's policy (it parries when it can); a helpless defender gets ``False``.
+    """
+    parry = dfn.parries() if parry is None else parry
     p_miss, p_def, levels, cls, step, p = _outcomes(rules, att, dfn, _penalty(att_condition), _penalty(def_condition),
-                                                    def_condition[2])
+                                                    def_condition[2], parry)
     here = track(rules, dfn).index[def_condition]
     after = _next(rules, dfn, def_condition, levels, cls, step)
     out = [Branch(p_miss, "miss", 0, here), Branch(p_def, "defended", 0, here)]
@@ -323,37 +419,33 @@ def branches(rules: Rules, att: Fighter, dfn: Fighter, att_condition: tuple[int,
 
 
 def kernels(rules: Rules, att: Fighter, dfn: Fighter) -> dict[int, sp.csr_matrix]:
-    """The attack kernels over the defender's track, one per attacker class (penalty 0..6).
+    """The attack kernels over the defender's track, one per attacker class (penalty 0..track length).
 
-    Row ``i`` is the defender's next condition from condition ``i``; ``out`` and ``dead`` rows are the identity.
+    Row ``i`` is the defender's next condition from up condition ``i`` (it parries by its policy); the rows of
+    conditions that are not up are the identity.
     """
     t = track(rules, dfn)
-    up = np.flatnonzero(t.up)
-    idle = np.flatnonzero(~t.up)
-    labels = np.array([t.labels[i] for i in up])
-    out = {}
-    for c in range(TRACK_MAX + 1):
-        parts = [_outcomes(rules, att, dfn, c, max(w, s), k) for w, s, k in labels.tolist()]
-        sizes = [part[5].size for part in parts]
-        levels, cls, step, p = (np.concatenate([part[j] for part in parts]) for j in (2, 3, 4, 5))
-        after = _next(rules, dfn, np.repeat(labels, sizes, axis=0), levels, cls, step)
-        stay = np.array([part[0] + part[1] for part in parts])
-        rows = np.concatenate((idle, up, np.repeat(up, sizes)))
-        cols = np.concatenate((idle, up, after))
-        vals = np.concatenate((np.ones(idle.size), stay, p))
-        out[c] = sp.csr_matrix((vals, (rows, cols)), shape=(len(t), len(t)))
-    return out
+    return {c: markov.kernel(t, lambda i, c=c: ((b.p, b.condition) for b in branches(
+        rules, att, dfn, (c, 0, 0), t.labels[i]))) for c in range(rules.track_length + 1)}
 
 
-def condition_label(label: Any) -> str:
-    """A track label as text: ``wounds 2, shock 0`` (``, armor worn 1``), ``out`` or ``dead``."""
-    if isinstance(label, str):
-        return label
+def helpless_kernels(rules: Rules, att: Fighter, dfn: Fighter) -> dict[int, sp.csr_matrix]:
+    """``after_out = finish``: one unopposed attack (no parry) on ``dfn`` once it is out, per attacker class."""
+    t = track(rules, dfn)
+    return {c: markov.helpless_kernel(t, lambda i, c=c: ((b.p, b.condition) for b in branches(
+        rules, att, dfn, (c, 0, 0), t.labels[i], parry=False)), rules.lethal_at) for c in range(rules.track_length + 1)}
+
+
+def condition_label(rules: Rules, label: Any) -> str:
+    """A track label as text: ``wounds 2, shock 0`` (``, armor worn 1``) while up, else its level."""
+    level = status(rules, label)
+    if level != markov.UP:
+        return markov.STATUS_NAMES[level]
     return f"wounds {label[0]}, shock {label[1]}" + (f", armor worn {label[2]}" if label[2] else "")
 
 
 def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
-    """One attack of an unhurt ``att`` on an unhurt ``dfn``, exactly.
+    """One attack of an unhurt ``att`` on an unhurt ``dfn`` (parrying by its policy), exactly.
 
     >>> knife = Fighter(attack_rating=9, weapon_ps=5, weapon_class="wound")
     >>> res = exchange(Rules(), knife, Fighter())
@@ -361,40 +453,60 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
     (True, 0.0)
     """
     notes = ["damage = levels inflicted, Wounds or Shock by the weapon class (condition_after shows which)",
-             "2K has no critical hit; the double-one equipment fault and RT < 6 fumbles are left out of combat"]
-    return summarize("onesix", rules, att, dfn, branches(rules, att, dfn), track(rules, dfn), condition_label, notes)
+             "2K has no critical hit; the double-one equipment fault and RT < 6 fumbles are left out of combat",
+             "the parry costs IN in a duel; here the defender parries whenever its policy says so"]
+    return summarize("onesix", rules, att, dfn, branches(rules, att, dfn), track(rules, dfn),
+                     lambda label: condition_label(rules, label), notes)
 
 
 def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
-    """Exchanges until someone is out: the higher average IN attacks first each round; equal: simultaneous.
+    """A duel solved exactly under the IN economy (RULES.md section 2), or the fixed order when ``in_economy`` is off.
 
     >>> res = duel(Rules(), Fighter(weapon_ps=30), Fighter(weapon_ps=30))
     >>> round(res.solution.p_a_wins, 12) == round(res.solution.p_b_wins, 12)
     True
     """
-    _stop_only(rules)
-    ta, tb = track(rules, a), track(rules, b)
-    on_b, on_a = kernels(rules, a, b), kernels(rules, b, a)
-    ia, ib = a.average_in(), b.average_in()
-    if ia == ib:
-        m = markov.simultaneous(ta, tb, on_a, on_b)
-        order = f"equal average IN ({ia}): each round both attack at once"
+    if rules.in_economy:
+        from . import onesix_timing
+
+        solution, order = onesix_timing.economy_duel(rules, a, b)
     else:
-        a_hits, b_hits = markov.attack(ta, tb, on_b, "a"), markov.attack(ta, tb, on_a, "b")
-        m = a_hits @ b_hits if ia > ib else b_hits @ a_hits
-        first, second = (("A", ia), ("B", ib)) if ia > ib else (("B", ib), ("A", ia))
-        order = (f"each round {first[0]} (average IN {first[1]} = reflexes + 3) attacks first, "
-                 f"then {second[0]} (average IN {second[1]}) if still up")
-    order += ("; a defender with defense_rating > 0 opposes every attack; the condition penalty applies to attack "
-              "and defense tests. Left out of the exact model (the Monte Carlo full model adds them): the IN "
-              "economy - the penalty on IN, the stopping effect and pain shock (-6 IN each)")
-    solution = markov.solve(m, ta, tb, (ta.index[UNHURT], tb.index[UNHURT]))
+        solution, order = _fixed_order_duel(rules, a, b)
+    if rules.after_out == "finish":
+        ta, tb = track(rules, a), track(rules, b)
+        solution = markov.finish(solution, ta, tb, helpless_kernels(rules, b, a), helpless_kernels(rules, a, b),
+                                 rules.lethal_at, rules.finish_attacks)
+        order += (f"; after the first out the other attacks the helpless one (unopposed, no parry, its penalty "
+                  f"fixed) until {rules.lethal_at} or {rules.finish_attacks} attacks")
     return DuelResult("onesix", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order, solution)
 
 
-def _stop_only(rules: Any) -> None:
-    if rules.after_out != "stop":
-        raise DicelabError(f"after_out = {rules.after_out!r} is not modelled yet for this system; allowed: stop")
+def _fixed_order_duel(rules: Rules, a: Fighter, b: Fighter) -> tuple[markov.Solution, str]:
+    """The simplification ``in_economy = false``: one attack each per round, the higher average IN - penalty
+    first, equal at once; no IN is spent, so lost actions cost nothing."""
+    ta, tb = track(rules, a), track(rules, b)
+    on_b, on_a = kernels(rules, a, b), kernels(rules, b, a)
+    a_hits, b_hits = markov.attack(ta, tb, on_b, "a"), markov.attack(ta, tb, on_a, "b")
+    key_a = a.average_in(rules) - np.asarray(ta.classes)
+    key_b = b.average_in(rules) - np.asarray(tb.classes)
+    lead = np.subtract.outer(key_a, key_b).ravel()
+    m = (sp.diags((lead > 0).astype(float)) @ (a_hits @ b_hits) + sp.diags((lead < 0).astype(float)) @ (b_hits @ a_hits)
+         + sp.diags((lead == 0).astype(float)) @ markov.simultaneous(ta, tb, on_a, on_b))
+    solution = markov.solve(m, ta, tb, (ta.index[UNHURT], tb.index[UNHURT]))
+    order = (f"in_economy = false (a simplification, not the seed's timing): each round one attack each, the higher "
+             f"average IN (reflexes + {rules.average_in_bonus}: A {a.average_in(rules)}, B {b.average_in(rules)}) minus "
+             "the condition penalty first, equal at once; a defender with defense_rating > 0 and parry = always "
+             "opposes every attack; no IN is spent, so the stopping effect and pain shock cost nothing")
+    return solution, order
+
+
+def duel_states(rules: Rules, a: Fighter, b: Fighter) -> int:
+    """An upper estimate of the exact duel's chain states, without building it."""
+    if not rules.in_economy:
+        return len(track(rules, a)) * len(track(rules, b))
+    from . import onesix_timing
+
+    return onesix_timing.states_bound(rules, a, b)
 
 
 def _possible(rules: Rules, total: int) -> bool:
@@ -412,26 +524,30 @@ def _need(rolls: Mapping[str, int], name: str) -> int:
 def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
     """One attack of an unhurt ``att`` on an unhurt ``dfn`` with the 2K totals ``attack`` and ``defense`` given.
 
-    ``defense`` is needed only when the defender opposes an attack that reached 15.
-    ``penalty_after`` is the modifier the defender now suffers (-max(wounds, shock)).
+    ``defense`` is needed only when the defender parries (its policy) an attack that reached the threshold.
+    ``penalty_after`` is the modifier the defender now suffers (-max(wounds, shock)); ``in_lost`` the IN it
+    loses at once (the penalty's rise under ``in_penalty = immediate``, and a lost action).
 
     >>> poacher = Fighter(attack_rating=9, training=3, weapon_ps=5, weapon_class="wound")
     >>> res = resolve(Rules(), poacher, Fighter(training=3, armor=1), {"attack": 10})
     >>> res.hit, res.damage, res.marked, res.fields["total_power"]
     (True, 2, {'wounds': 2, 'shock': 0}, 9)
     """
+    from .onesix_timing import struck
+
     for name, value in rolls.items():
         if not _possible(rules, value):
             cap = "" if rules.explode_depth is None else f", at most {two_k(rules).max}"
-            raise ParamError(f"rolls.{name}", value, f"a 2K total the dice can show (0, or 2 and up{cap})")
+            raise ParamError(f"rolls.{name}", value, f"a total the test dice can show (0, or 2 and up{cap})")
+    thr = rules.success_threshold
     absorption = dfn.training + dfn.armor
     rt_a = att.attack_rating + _need(rolls, "attack")
-    u = int(success_level(np.array([rt_a]), True)[0])
+    u = int(success_level(np.array([rt_a]), True, rules)[0])
     steps = [f"attack: RT = rating {att.attack_rating} + 2K {rolls['attack']} = {rt_a}: "
-             + (f"reaches {THRESHOLD} (U {u})" if rt_a >= THRESHOLD else f"below {THRESHOLD}, miss")]
+             + (f"reaches {thr} (U {u})" if rt_a >= thr else f"below {thr}, miss")]
     rt_d = None
-    hit = rt_a >= THRESHOLD
-    if hit and dfn.defense_rating > 0:
+    hit = rt_a >= thr
+    if hit and dfn.parries():
         rt_d = dfn.defense_rating + _need(rolls, "defense")
         hit = rt_a > rt_d
         steps.append(f"defense: RT = rating {dfn.defense_rating} + 2K {rolls['defense']} = {rt_d}: "
@@ -439,45 +555,49 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
                         else f"not below {rt_a}, parried (equal RT: the reacting side wins)"))
     fields: dict[str, Any] = {"rt_attack": rt_a, "rt_defense": rt_d, "success_level": u, "excess": None,
                               "total_power": None, "absorption": absorption, "levels_class": None,
-                              "stopping_effect": False, "pain_shock": False, "penalty_after": 0,
+                              "stopping_effect": False, "pain_shock": False, "penalty_after": 0, "in_lost": 0,
                               "condition": "up", "armor_wear": 0}
     if not hit:
         steps.append(f"no damage; {dfn.name} stays unhurt")
         return Resolution("onesix", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
                           dict(rolls), steps, False, 0, {"wounds": 0, "shock": 0}, fields)
     base, base_text = (rt_d, f"defense RT {rt_d}") if rules.excess_over == "defense" and rt_d is not None \
-        else (THRESHOLD, str(THRESHOLD))
+        else (thr, str(thr))
     excess = rt_a - base
     power = att.weapon_ps + excess
     levels, cls, step = (int(x) for x in hit_effect(rules, att, dfn, power, 0))
     steps.append(f"excess = RT {rt_a} - {base_text} = {excess}; total power = PS {att.weapon_ps} + {excess} = {power}")
     steps.append(f"absorption = training {dfn.training} + armor {dfn.armor} = {absorption}; "
-                 + (f"levels = ceil(({power} - {absorption}) / 3) = {levels}" if levels
+                 + (f"levels = ceil(({power} - {absorption}) / {rules.damage_step}) = {levels}" if levels
                     else f"power {power} <= absorption {absorption}: no levels"))
     kind = "Wounds" if cls == WOUND else "Shock"
     if att.weapon_class == "ballistic":
-        steps.append(f"class: ballistic, power {power} " + (f"> protection {dfn.protection}: Wounds" if cls == WOUND
-                                                             else f"<= protection {dfn.protection}: Shock"))
+        decisive = power if rules.ballistic_power == "total" else att.weapon_ps
+        steps.append(f"class: ballistic, power {decisive} " + (f"> protection {dfn.protection}: Wounds" if cls == WOUND
+                                                               else f"<= protection {dfn.protection}: Shock"))
     else:
         steps.append(f"class: {att.weapon_class} weapon: {kind}")
-    w, s = (int(x) for x in mark(0, 0, cls, levels))
-    status = "dead" if w >= DEATH else "out" if max(w, s) > TRACK_MAX else "up"
-    steps.append(f"condition: wounds {w}, shock {s}" + (" (Shock past the 9th level became Wounds)" if w and cls == SHOCK
+    effect = struck(rules, dfn, UNHURT, levels, cls, step)
+    w, s, _ = effect.condition
+    level = markov.STATUS_NAMES[status(rules, effect.condition)]
+    steps.append(f"condition: wounds {w}, shock {s}" + (" (Shock past the reserve became Wounds)" if w and cls == SHOCK
                                                        else "") + f"; penalty -{max(w, s)}"
                  + {"up": "", "out": "; out: cannot act (a Personality test decides whether still conscious)",
-                    "dead": "; dead (10 Wounds)"}[status])
-    stopping = levels > dfn.training
-    steps.append(f"stopping effect: {levels} levels " + (f"> training {dfn.training}: loses one action (6 IN)"
-                                                        if stopping else f"<= training {dfn.training}: none"))
-    pain = max(w, s) > dfn.personality
-    steps.append("pain shock: " + (f"{'wounds' if w > dfn.personality else 'shock'} {max(w, s)} > personality "
-                                   f"{dfn.personality}: loses one action (6 IN)" if pain
-                                   else f"no track above personality {dfn.personality}"))
+                    "dying": "; dying (Wounds past the track)", "dead": f"; dead ({rules.death} Wounds)"}[level])
+    steps.append(f"stopping effect: {levels} levels " + (f"> training {dfn.training}: loses one action "
+                                                        f"({rules.action_lost} IN)" if effect.stopping
+                                                        else f"<= training {dfn.training}: none"))
+    steps.append("pain shock: " + (f"{'wounds' if cls == WOUND else 'shock'} {w if cls == WOUND else s} > personality "
+                                   f"{dfn.personality}: loses one action ({rules.action_lost} IN)" if effect.pain
+                                   else f"no new level above personality {dfn.personality}"))
+    steps.append(f"IN: -{effect.in_lost} at once (penalty rise under in_penalty = {rules.in_penalty}, lost "
+                 f"actions under in_loss = {rules.in_loss})")
     if rules.armor_wear and dfn.armor > 0:
         steps.append(f"armor wear: absorption and protection -{step}" if step else
                      f"armor wear: power {power} below the armor rating {dfn.armor}, no wear")
     fields.update(excess=excess, total_power=power, levels_class="wound" if cls == WOUND else "shock",
-                  stopping_effect=stopping, pain_shock=pain, penalty_after=-max(w, s), condition=status, armor_wear=step)
+                  stopping_effect=effect.stopping, pain_shock=effect.pain, penalty_after=-max(w, s),
+                  in_lost=effect.in_lost, condition=level, armor_wear=step)
     return Resolution("onesix", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
                       dict(rolls), steps, True, levels, {"wounds": w, "shock": s}, fields)
 
@@ -503,4 +623,5 @@ SYSTEM = System(
     levels={"out": "a track above 6: «активно действовать он не может»",
             "dying": "Wounds 7-9: the body's reserve, dies without first aid", "dead": "10 Wounds: «гибель»"},
     round_seconds=6,
+    duel_states=duel_states,
 )
