@@ -324,6 +324,8 @@ class Validated:
 
     where: ClassVar[str] = ""
     default_kind: ClassVar[str] = "variant"
+    none_note: ClassVar[str] = ""
+    """What to say when a name is given to a class that has no parameters at all."""
 
     def __post_init__(self) -> None:
         try:
@@ -374,19 +376,27 @@ class Validated:
         parsed = {}
         for name, text in values.items():
             if name not in specs:
-                raise ParamError(name, text, "a parameter among " + ", ".join(specs), cls.where)
+                raise cls.unknown(name, text)
             try:
                 parsed[name] = specs[name].parse(name, text) if isinstance(text, str) else text
             except ParamError as err:
                 raise ParamError(err.name, err.value, err.allowed, cls.where) from None
         return dataclasses.replace(base, **parsed) if base is not None else cls(**parsed)
 
+    @classmethod
+    def unknown(cls, name: str, value: Any) -> ParamError:
+        """The error for a name that is not a parameter: the names allowed, or that there are none."""
+        specs = cls.specs()
+        allowed = "a parameter among " + ", ".join(specs) if specs else f"none: there are no {cls.where}"
+        return ParamError(name, value, allowed + (f" ({cls.none_note})" if cls.none_note and not specs else ""),
+                          cls.where)
+
     def replace(self, **changes: Any):
         """A copy with some fields changed (validated again)."""
         specs = self.specs()
         for name in changes:
             if name not in specs:
-                raise ParamError(name, changes[name], "a parameter among " + ", ".join(specs), self.where)
+                raise self.unknown(name, changes[name])
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]
 
     def to_dict(self) -> dict[str, Any]:

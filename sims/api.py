@@ -31,6 +31,12 @@ from .results import SimCheckResult, SimDuelResult
 MODELS = ("exact", "full")
 
 
+class SimOptions(Validated):
+    """Base of a system's simulation switches (rules the exact chain leaves out); every system has none now."""
+
+    none_note = "both models play the same rules; a rule switch is a ruleset field: --variant NAME=VALUE"
+
+
 def sim_module(system_id: str) -> ModuleType:
     """The kernels module of a system."""
     get_system(system_id)

@@ -22,9 +22,10 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from analysis.params import ParamError, Validated
+from analysis.params import ParamError
 from analysis.systems import kurs as rules_mod
 
+from .api import SimOptions
 from .dice import _sample, outcome_table
 from .results import CHECK_SIZE, DUEL_SIZE, EXTRA, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally
 
@@ -58,7 +59,7 @@ CHECK_EXTRAS = ("", "", "p_complication")
 
 
 @dataclass(frozen=True)
-class Options(Validated):
+class Options(SimOptions):
     """К.У.Р.С. has no rule the exact chain leaves out (soak, luck, stances, dodge are in it): nothing to switch."""
 
     where = "kurs simulation options"

@@ -20,11 +20,11 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from analysis.params import Validated
 from analysis.systems import onesix as rules_mod
 from analysis.systems import onesix_timing as timing
 from analysis.systems.onesix_timing import P_AMIN, P_COST, P_DEATH, P_PARRY, P_TRACK, _carry, _land
 
+from .api import SimOptions
 from .results import (CHECK_SIZE, DEAD, DUEL_SIZE, DYING, EXTRA, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
                       _tally)
 
@@ -43,7 +43,7 @@ CHECK_EXTRAS = ("", "p_fumble", "p_equipment_fault")
 
 
 @dataclass(frozen=True)
-class Options(Validated):
+class Options(SimOptions):
     """2K has no rule the exact chain leaves out (the IN economy is in it): every switch is a ruleset field."""
 
     where = "onesix simulation options"

@@ -17,9 +17,9 @@ from typing import Any, Callable
 import numpy as np
 from numba import njit
 
-from analysis.params import Validated
 from analysis.systems import tristat as rules_mod
 
+from .api import SimOptions
 from .dice import _sample, outcome_table
 from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, DYING, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
                       UNFINISHED, _fields, _tally, proportion)
@@ -38,7 +38,7 @@ T_PLAIN, T_BLOCKED, T_BREAKS = range(3)
 
 
 @dataclass(frozen=True)
-class Options(Validated):
+class Options(SimOptions):
     """Tri-Stat has no rule the exact chain leaves out: nothing to switch."""
 
     where = "tristat simulation options"

@@ -22,9 +22,9 @@ import numpy as np
 from numba import njit
 
 from analysis import markov
-from analysis.params import Validated
 from analysis.systems import tun as rules_mod
 
+from .api import SimOptions
 from .dice import _sample, outcome_table
 from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, DYING, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
                       _tally)
@@ -52,7 +52,7 @@ CHECK_EXTRAS = ("p_critical", "p_fumble", "")
 
 
 @dataclass(frozen=True)
-class Options(Validated):
+class Options(SimOptions):
     """ТУН has no rule the exact chain leaves out: nothing to switch."""
 
     where = "tun simulation options"

@@ -163,6 +163,8 @@ def test_sim_check_cli(capsys):
     (["sim", "tristat", "--a", "veteran", "--b", "trained", "--n", "0"], "n = 0"),
     (["sim", "tristat", "--a", "veteran", "--b", "trained", "--seed", "-1"], "seed"),
     (["sim", "tristat", "--a", "veteran", "--b", "trained", "--option", "warp=true"], "warp"),
+    (["sim", "tristat", "--a", "veteran", "--b", "trained", "--option", "x=1"], "there are no tristat simulation options"),
+    (["sim", "onesix", "--a", "daisy", "--b", "poacher", "--option", "pain_shock=false"], "--variant NAME=VALUE"),
 ])
 def test_sim_bad_input(capsys, argv, word):
     code = main(argv)

@@ -65,9 +65,11 @@ def register(sub: Any) -> None:
         p.add_argument("--a", required=True, metavar="FIGHTER", help=f"side A: {FIGHTER_HELP}")
         p.add_argument("--b", required=True, metavar="FIGHTER", help=f"side B: {FIGHTER_HELP}")
         p.add_argument("--model", choices=("full", "exact"), default="full",
-                       help="full: the rules as written (default); exact: the exact chain's simplified model")
+                       help="full (default) or exact: every system's exact chain now plays the rules as written, so both "
+                       "models are the same rules (kept for older scripts; the output names it)")
         p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                       help="switch one full-model rule on or off (repeatable); see `dicelab systems`")
+                       help="a simulation-only rule switch; no system has one now (both models play the same rules): "
+                       "rule switches are ruleset fields, --variant NAME=VALUE")
         add_rules_options(p, system)
         _add_common(p)
 
