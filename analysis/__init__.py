@@ -15,7 +15,7 @@ from typing import Any
 
 from .params import DicelabError, ParamError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _LAZY = {"Dist": "dist", "SYSTEM_IDS": "system", "all_systems": "system", "check": "system", "get_system": "system"}
 
