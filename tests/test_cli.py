@@ -448,3 +448,10 @@ def test_lazy_parser_has_the_same_options_as_the_full_one():
     full = build_parser()
     for path in (["check", "tristat"], ["duel", "kurs"], ["table", "onesix"], ["systems"], ["archetypes"]):
         assert options(build_parser(path + ["--x"]), path) == options(full, path)
+
+
+@pytest.mark.parametrize("command", ["duel", "sim"])
+def test_duel_help_notes_the_changed_meaning_of_dead(capsys, command):
+    assert main([command, "kurs", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "p_a_dead/p_b_dead mean explicit death only" in out and "p_a_dying/p_b_dying" in out

@@ -272,6 +272,12 @@ def _escape(text: str) -> str:
     return text.replace("%", "%%")
 
 
+DEAD_NOTE = ("Changed in 0.2: p_a_dead/p_b_dead mean explicit death only (null where the\n"
+             "system has none: tristat, tun, kurs); their old meaning, out at the deepest\n"
+             "level modelled, is p_a_dying/p_b_dying.")
+"""The deprecation note of the duel outputs' ``p_*_dead`` fields (``duel`` and ``sim`` help)."""
+
+
 def per_system(
     sub: Any,
     name: str,
@@ -280,8 +286,9 @@ def per_system(
     func: Callable[[argparse.Namespace], int | None],
     add: Callable[[argparse.ArgumentParser, System], None],
     systems: Sequence[str] = SYSTEM_IDS,
+    note: str = "",
 ) -> None:
-    """A command taking the system as its first argument, with per-system options.
+    """A command taking the system as its first argument, with per-system options (``note`` ends its help).
 
     While :func:`build_parser` builds for one command line, another command gets its help line only, and this
     command only the named system's options (every system's when none is named, for ``--help``)."""
@@ -289,7 +296,9 @@ def per_system(
         sub.add_parser(name, help=_escape(help), add_help=False)
         return
     lines = "\n".join(f"  {examples[s]}" for s in systems if s in examples)
-    p = sub.add_parser(name, help=_escape(help), description=help, epilog=f"Examples:\n{lines}", formatter_class=Formatter)
+    tail = f"\n\n{note}" if note else ""
+    p = sub.add_parser(name, help=_escape(help), description=help, epilog=f"Examples:\n{lines}{tail}",
+                       formatter_class=Formatter)
     inner = p.add_subparsers(dest="system", required=True, metavar="SYSTEM")
     only = _wanted.system if _wanted.lazy and _wanted.system in systems else None
     for sid in systems:
@@ -297,7 +306,7 @@ def per_system(
             continue
         system = get_system(sid)
         sp = inner.add_parser(sid, help=_escape(f"{system.title} ({system.dice})"), description=f"{help}: {system.title}",
-                              epilog=f"Example:\n  {examples.get(sid, '')}", formatter_class=Formatter)
+                              epilog=f"Example:\n  {examples.get(sid, '')}{tail}", formatter_class=Formatter)
         add(sp, system)
         sp.set_defaults(func=func)
 

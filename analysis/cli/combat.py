@@ -10,7 +10,7 @@ from ..fighters import archetypes, load_fighter
 from ..params import parse_pairs
 from ..system import all_systems, get_system
 from ..tables import pairs, prob
-from . import add_rules_options, command, emit, emit_json, per_system, rules_from
+from . import DEAD_NOTE, add_rules_options, command, emit, emit_json, per_system, rules_from
 
 FIGHTER_HELP = "an archetype name, a .toml/.json file, or inline key=value,... (archetype=NAME starts from one)"
 EXAMPLES = {
@@ -57,7 +57,7 @@ def register(sub: Any) -> None:
     per_system(sub, "resolve", "Apply one exchange with the dice fixed, printing every step",
                EXAMPLES["resolve"], run_resolve, add_resolve)
     per_system(sub, "duel", "A duel solved exactly as an absorbing Markov chain",
-               EXAMPLES["duel"], run_duel, add_pair)
+               EXAMPLES["duel"], run_duel, add_pair, note=DEAD_NOTE)
 
 
 def fighters_from(ns: argparse.Namespace, system: Any) -> tuple[Any, Any, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 from ..params import merge_pairs
 from ..system import get_system
 from ..tables import pairs
-from . import add_params_options, add_rules_options, emit, emit_json, params_from, per_system, rules_from
+from . import DEAD_NOTE, add_params_options, add_rules_options, emit, emit_json, params_from, per_system, rules_from
 from .combat import FIGHTER_HELP, _warnings, fighters_from
 
 SIM_EXAMPLES = {
@@ -79,7 +79,7 @@ def register(sub: Any) -> None:
         _add_common(p)
 
     per_system(sub, "sim", "Monte Carlo duels (numba): outcome probabilities with SE and 95% CI",
-               SIM_EXAMPLES, run_sim, add_sim)
+               SIM_EXAMPLES, run_sim, add_sim, note=DEAD_NOTE)
     per_system(sub, "sim-check", "Monte Carlo checks (numba): P(success) with SE and 95% CI",
                CHECK_EXAMPLES, run_sim_check, add_sim_check)
 
