@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -28,9 +30,9 @@
 # keeps attacking the helpless one until it reaches the `lethal_at` level or `finish_attacks`
 # more attacks were made — and `lethal_at` chooses what counts as killed (`dying`, the level all
 # four systems reach, by default; `dead` leaves the systems without a dead level undefined, not
-# 0).  The lab plays these duels with `lethality.AFTER_OUT`; the cell below prints which ending
-# and which level these numbers were computed under (`stop` means finishing is not modelled by
-# every system yet, and only the deciding blow can kill).
+# 0).  The lab plays these duels with `lethality.AFTER_OUT` (`finish`: all four systems model
+# finishing, in the exact chains and the simulators); the cell below prints which ending and which
+# level these numbers were computed under.
 
 # %%
 from IPython.display import Markdown
@@ -97,3 +99,48 @@ assert facts["hits"]["medians"] == findings.median_to_out(tables["hits_to_out"],
 hits = tables["hits_to_out"]
 for (system, measure), part in hits.groupby(["system", "measure"]):
     assert part["p_out"].is_monotonic_increasing, (system, measure)
+
+# %% [markdown]
+# ## 2K: what the clock buys
+#
+# A 2K fight is timed by its IN economy (`docs/rules/onesix.md`): each 6-second round a fighter
+# has IN = Reflexes + 1K, an attack costs 6 IN and a parry 3, leftovers and debts carry, and a hit
+# that overwhelms Training (stopping effect) or Personality (pain shock) costs the victim an
+# action.  So Reflexes decide how many actions a fighter gets, not only who strikes first, and
+# Personality decides how often a wound costs one.  Below, A is the `trained_armed` fighter with
+# one stat changed, against the plain one (Reflexes 8, Personality 4), in the exact chain.
+
+# %%
+import pandas as pd
+
+from analysis import get_system
+from analysis.fighters import load_fighter
+
+onesix = get_system("onesix")
+rules = onesix.rules()
+plain = load_fighter(onesix, "trained_armed")
+rows = []
+for stat, values in {"reflexes": range(6, 15, 2), "personality": (0, 4, 10)}.items():
+    for value in values:
+        sol = onesix.duel(rules, plain.replace(**{stat: value}), plain).solution
+        rows.append({"stat": stat, "value": value, "p_a_wins": sol.p_a_wins, "p_b_wins": sol.p_b_wins,
+                     "mean_rounds": sol.mean_rounds})
+clock = pd.DataFrame(rows)
+reflexes = clock[clock["stat"] == "reflexes"].set_index("value")
+personality = clock[clock["stat"] == "personality"].set_index("value")
+Markdown(
+    f"* Reflexes {reflexes.index.min()} against 8: A wins {reflexes['p_a_wins'].iloc[0]:.1%}; "
+    f"Reflexes {reflexes.index.max()}: {reflexes['p_a_wins'].iloc[-1]:.1%}. Every 2 points of Reflexes move "
+    f"P(A wins) by {reflexes['p_a_wins'].diff().abs().min():.0%} to {reflexes['p_a_wins'].diff().abs().max():.0%}.\n"
+    f"* Personality 0 (every wound is a pain shock): A wins {personality.loc[0, 'p_a_wins']:.1%}; "
+    f"Personality 10: {personality.loc[10, 'p_a_wins']:.1%}."
+)
+
+# %%
+clock.round(4)
+
+# %%
+assert reflexes["p_a_wins"].is_monotonic_increasing
+assert reflexes["p_a_wins"].diff().dropna().min() > 0.03
+assert abs(reflexes.loc[8, "p_a_wins"] - reflexes.loc[8, "p_b_wins"]) < 1e-9
+assert personality.loc[10, "p_a_wins"] - personality.loc[0, "p_a_wins"] > 0.03
