@@ -354,7 +354,12 @@ class DuelFigures:
         """The change from ``base``: probabilities as differences, mean rounds also as a log ratio (0 when
         neither fight ends, infinite when one of them never does)."""
         endless = math.isinf(self.mean_rounds) and math.isinf(base.mean_rounds)
-        log_ratio = math.log(self.mean_rounds / base.mean_rounds) if not endless else 0.0
+        if endless:
+            log_ratio = 0.0
+        elif math.isinf(self.mean_rounds) or math.isinf(base.mean_rounds):
+            log_ratio = math.inf if math.isinf(self.mean_rounds) else -math.inf
+        else:
+            log_ratio = math.log(self.mean_rounds / base.mean_rounds)
         return {"p_a_wins": self.p_a_wins - base.p_a_wins, "p_death": self.p_death - base.p_death,
                 "p_a_killed": self.p_a_killed - base.p_a_killed, "p_b_killed": self.p_b_killed - base.p_b_killed,
                 "mean_rounds": self.mean_rounds - base.mean_rounds if not endless else 0.0,

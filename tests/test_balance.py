@@ -577,3 +577,16 @@ def test_tune_messages_keep_the_digits_that_make_them_true(capsys):
 def test_cli_tune_table_with_p_is_refused(capsys):
     code, out, err = run(capsys, "tune", "tristat", "--table", "--p", "2")
     assert code == 2 and not out and err.count("\n") == 1 and "--p 2.0 does not apply with --table" in err
+
+
+def test_a_variant_that_ends_an_endless_fight_has_an_infinite_rounds_effect():
+    """A reading under which a never-ending fight ends (or the reverse) is an infinitely large change in the
+    rounds' log ratio, in the direction it goes; two endless fights do not differ."""
+    from analysis.balance import DuelFigures
+
+    ends = DuelFigures(0.5, 0.5, 0.0, 0.1, 5.0, 0.0, 0.05, 0.05)
+    endless = DuelFigures(0.0, 0.0, 0.0, 0.0, math.inf, 1.0, 0.0, 0.0)
+    assert ends.delta(endless)["log_rounds_ratio"] == -math.inf
+    assert endless.delta(ends)["log_rounds_ratio"] == math.inf
+    assert endless.delta(endless)["log_rounds_ratio"] == 0.0
+    assert ends.delta(ends)["log_rounds_ratio"] == 0.0
