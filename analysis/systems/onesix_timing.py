@@ -735,7 +735,7 @@ def _priority(key: int, pr: np.ndarray, na: int, nb: int) -> int:
 # blocks), v_bound (discovery bound).
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _slot(table: np.ndarray, key: int) -> int:
     """The slot of ``key`` in the open-addressing ``table`` (rows: key, state index; -1: empty)."""
     mask = table.shape[0] - 1
@@ -746,17 +746,14 @@ def _slot(table: np.ndarray, key: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _state(key: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, s_block: np.ndarray,
+def _state(key: int, slot: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, s_block: np.ndarray,
            s_start: np.ndarray, s_len: np.ndarray, s_next: np.ndarray, s_loc: np.ndarray, s_flag: np.ndarray,
            v_lost: np.ndarray, v_in: np.ndarray, v_bound: np.ndarray, n: int, table: np.ndarray, head: np.ndarray,
-           pr: np.ndarray, na: int, nb: int) -> tuple[int, int]:
-    """The index of the state ``key`` (created if new, and linked to its block unless it ends the fight;
-    -1 when the store is full) and the new state count."""
-    slot = _slot(table, key)
-    if table[slot, 0] >= 0:
-        return table[slot, 1], n
+           pr: np.ndarray, na: int, nb: int) -> int:
+    """Store the new state ``key`` at the empty ``slot`` of the table as state ``n`` (linked to its block unless it
+    ends the fight); its index, -1 when the store is full."""
     if n == s_key.size:
-        return -1, n
+        return -1
     kind, ia, ib, _, _, _, _ = _decode(key, pr, na, nb)
     block = ia * nb + ib
     s_key[n], s_kind[n], s_prio[n], s_block[n] = key, kind, _priority(key, pr, na, nb), block
@@ -766,7 +763,7 @@ def _state(key: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, 
         s_next[n] = head[block]
         head[block] = n
     table[slot, 0], table[slot, 1] = key, n
-    return n, n + 1
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -886,8 +883,10 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     no_codes = np.zeros(0, dtype=np.int64)
     n_order = 0
     n_edges = 0
-    s0, n = _state(_encode(K_BETWEEN, 0, 0, 0, 0, 0, 0, pr, na, nb), s_key, s_kind, s_prio, s_block, s_start, s_len,
-                   s_next, s_loc, s_flag, v_lost, v_in, v_bound, 0, table, head, pr, na, nb)
+    key = _encode(K_BETWEEN, 0, 0, 0, 0, 0, 0, pr, na, nb)
+    s0 = _state(key, _slot(table, key), s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc, s_flag,
+                v_lost, v_in, v_bound, 0, table, head, pr, na, nb)
+    n = 1
     v_in[s0] = 1.0
     lost = 0.0
     stuck = 0.0
@@ -922,10 +921,14 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                     return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
                 total = 0.0
                 for i in range(cnt):
-                    t, n = _state(bk[i], s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc, s_flag,
-                                  v_lost, v_in, v_bound, n, table, head, pr, na, nb)
+                    slot = _slot(table, bk[i])
+                    t = table[slot, 1]
                     if t < 0:
-                        return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
+                        t = _state(bk[i], slot, s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc,
+                                   s_flag, v_lost, v_in, v_bound, n, table, head, pr, na, nb)
+                        if t < 0:
+                            return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
+                        n += 1
                     e_tgt[n_edges + i], e_p[n_edges + i] = t, bp[i]
                     total += bp[i]
                 s_start[s], s_len[s] = n_edges, cnt
