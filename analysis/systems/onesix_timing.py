@@ -540,11 +540,16 @@ def _both_edges(ia: int, ib: int, xa: int, xb: int, fs: np.ndarray, pr: np.ndarr
     wb, sb, kb = _cond(ib, fs[1], pr)
     on_b = _combo(max(wa, sa), max(wb, sb), kb, fb, fs[1, F_NWEAR], pr)
     on_a = _combo(max(wb, sb), max(wa, sa), ka, fa, fs[0, F_NWEAR], pr)
+    first = start[1, on_a] - 1
+    m = start[1, on_a + 1] - first
+    p_a, j_a, d_a, up_a = np.empty(m), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m, np.bool_)
+    for y in range(m):
+        p_a[y], j_a[y], d_a[y], up_a[y] = _outcome(1, first + y, on_a, ia, fs, pr, stay, start, hits, hp)
     n = 0
     for x in range(start[0, on_b] - 1, start[0, on_b + 1]):
         p1, jb, db, upb = _outcome(0, x, on_b, ib, fs, pr, stay, start, hits, hp)
-        for y in range(start[1, on_a] - 1, start[1, on_a + 1]):
-            p2, ja, da, upa = _outcome(1, y, on_a, ia, fs, pr, stay, start, hits, hp)
+        for y in range(m):
+            p2, ja, da, upa = p_a[y], j_a[y], d_a[y], up_a[y]
             if upa and upb:
                 key = _encode(K_MID, ja, jb, xa - da, 0, xb - db, 0, pr, na, nb)
             else:
@@ -730,28 +735,25 @@ def _priority(key: int, pr: np.ndarray, na: int, nb: int) -> int:
 # blocks), v_bound (discovery bound).
 
 
-@njit(cache=True, nogil=True)
-def _slot(table: np.ndarray, s_key: np.ndarray, key: int) -> int:
-    """The slot of ``key`` in the open-addressing ``table`` (state indices, -1: empty)."""
-    mask = table.size - 1
+@njit(cache=True, nogil=True, inline='always')
+def _slot(table: np.ndarray, key: int) -> int:
+    """The slot of ``key`` in the open-addressing ``table`` (rows: key, state index; -1: empty)."""
+    mask = table.shape[0] - 1
     slot = ((key * 0x5851F42D4C957F2D) >> 20) & mask
-    while table[slot] >= 0 and s_key[table[slot]] != key:
+    while table[slot, 0] >= 0 and table[slot, 0] != key:
         slot = (slot + 1) & mask
     return slot
 
 
 @njit(cache=True, nogil=True)
-def _state(key: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, s_block: np.ndarray,
+def _state(key: int, slot: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, s_block: np.ndarray,
            s_start: np.ndarray, s_len: np.ndarray, s_next: np.ndarray, s_loc: np.ndarray, s_flag: np.ndarray,
            v_lost: np.ndarray, v_in: np.ndarray, v_bound: np.ndarray, n: int, table: np.ndarray, head: np.ndarray,
-           pr: np.ndarray, na: int, nb: int) -> tuple[int, int]:
-    """The index of the state ``key`` (created if new, and linked to its block unless it ends the fight;
-    -1 when the store is full) and the new state count."""
-    slot = _slot(table, s_key, key)
-    if table[slot] >= 0:
-        return table[slot], n
+           pr: np.ndarray, na: int, nb: int) -> int:
+    """Store the new state ``key`` at the empty ``slot`` of the table as state ``n`` (linked to its block unless it
+    ends the fight); its index, -1 when the store is full."""
     if n == s_key.size:
-        return -1, n
+        return -1
     kind, ia, ib, _, _, _, _ = _decode(key, pr, na, nb)
     block = ia * nb + ib
     s_key[n], s_kind[n], s_prio[n], s_block[n] = key, kind, _priority(key, pr, na, nb), block
@@ -760,8 +762,8 @@ def _state(key: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, 
     if kind != K_END:
         s_next[n] = head[block]
         head[block] = n
-    table[slot] = n
-    return n, n + 1
+    table[slot, 0], table[slot, 1] = key, n
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -865,7 +867,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     s_block, s_start, s_len = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
     s_next, s_loc, s_flag = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int8)
     v_lost, v_in, v_bound = np.empty(cap), np.empty(cap), np.empty(cap)
-    table = np.full(2 * cap, -1, dtype=np.int64)
+    table = np.full((2 * cap, 2), -1, dtype=np.int64)
     e_tgt = np.empty(cap_edges, dtype=np.int64)
     e_p = np.empty(cap_edges)
     head = np.full(na * nb, -1, dtype=np.int64)
@@ -881,8 +883,10 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     no_codes = np.zeros(0, dtype=np.int64)
     n_order = 0
     n_edges = 0
-    s0, n = _state(_encode(K_BETWEEN, 0, 0, 0, 0, 0, 0, pr, na, nb), s_key, s_kind, s_prio, s_block, s_start, s_len,
-                   s_next, s_loc, s_flag, v_lost, v_in, v_bound, 0, table, head, pr, na, nb)
+    key = _encode(K_BETWEEN, 0, 0, 0, 0, 0, 0, pr, na, nb)
+    s0 = _state(key, _slot(table, key), s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc, s_flag,
+                v_lost, v_in, v_bound, 0, table, head, pr, na, nb)
+    n = 1
     v_in[s0] = 1.0
     lost = 0.0
     stuck = 0.0
@@ -917,10 +921,14 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                     return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
                 total = 0.0
                 for i in range(cnt):
-                    t, n = _state(bk[i], s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc, s_flag,
-                                  v_lost, v_in, v_bound, n, table, head, pr, na, nb)
+                    slot = _slot(table, bk[i])
+                    t = table[slot, 1]
                     if t < 0:
-                        return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
+                        t = _state(bk[i], slot, s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc,
+                                   s_flag, v_lost, v_in, v_bound, n, table, head, pr, na, nb)
+                        if t < 0:
+                            return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
+                        n += 1
                     e_tgt[n_edges + i], e_p[n_edges + i] = t, bp[i]
                     total += bp[i]
                 s_start[s], s_len[s] = n_edges, cnt
@@ -1048,8 +1056,10 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             _, ia, ib, _, _, _, _ = _decode(s_key[i], pr, na, nb)
             codes[j], probs[j] = ia * nb + ib, v_in[i]
             j += 1
-    rounds = _rounds(s_kind, s_start, s_len, e_tgt, e_p, order, n_order, s0, n, probs.sum(), tol, work,
-                          max_rounds, skip)
+    between, first, r_start, r_cnt, r_end, r_tgt, r_p = _round_graph(s_kind, s_start, s_len, e_tgt, e_p, order,
+                                                                     n_order, n)
+    rounds = _rounds(first, r_start, r_cnt, r_end, r_tgt, r_p, between[s0], probs.sum(), tol, work, max_rounds,
+                     skip)
     expanded = 0
     for i in range(n):
         expanded += s_start[i] >= 0
@@ -1057,19 +1067,72 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
 
 
 @njit(cache=True, nogil=True)
-def _rounds(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray,
-            order: np.ndarray, n_order: int, s0: int, n: int,
-            p_end: float, tol: float, work: float, max_rounds: int, skip: float) -> np.ndarray:
-    """P(first out in round t): the rounds iterated over the followed states until the fights still going weigh
-    less than ``tol``, or ``work`` edge visits are spent once 99.9% of the fights that end have ended (then the
-    distribution is cut); a state holding less than ``skip`` of the fights still going is not followed.  What
-    the distribution misses of the fights that end is ``rounds_tail``."""
-    mass = np.zeros(n)
-    between = np.empty(n, dtype=np.int64)
-    flag = np.zeros(n, dtype=np.int8)
-    between[0] = s0
-    n_between = 1
-    mass[s0] = 1.0
+def _round_graph(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray,
+                 order: np.ndarray, n_order: int, n: int) -> tuple[np.ndarray, ...]:
+    """The followed states renumbered for :func:`_rounds`: the states inside a round by their position in
+    ``order`` (every way leads to a later position), the states between rounds apart.
+
+    Returns (between: its index per state, -1 for the others; the first position of a round from each between-
+    round state, -1 when not followed; per position: the ways' start, their edge count, the probability of ending
+    the fight; per way: the target, a position or ``-1 - between index``, and its probability).  A way to a state
+    not followed is left out (its mass is lost).
+    """
+    pos = np.full(n, -1, dtype=np.int64)
+    for i in range(n_order):
+        pos[order[i]] = i
+    between = np.full(n, -1, dtype=np.int64)
+    n_b = 0
+    for s in range(n):
+        if s_kind[s] == K_BETWEEN:
+            between[s] = n_b
+            n_b += 1
+    first = np.full(n_b, -1, dtype=np.int64)
+    for s in range(n):
+        if between[s] >= 0 and s_start[s] >= 0:
+            first[between[s]] = pos[e_tgt[s_start[s]]]
+    r_start = np.zeros(n_order + 1, dtype=np.int64)
+    r_cnt = np.empty(n_order, dtype=np.int64)
+    r_end = np.zeros(n_order)
+    n_w = 0
+    for i in range(n_order):
+        s = order[i]
+        r_cnt[i] = s_len[s]
+        for e in range(s_start[s], s_start[s] + s_len[s]):
+            n_w += s_kind[e_tgt[e]] == K_BETWEEN or pos[e_tgt[e]] >= 0
+        r_start[i + 1] = n_w
+    r_tgt = np.empty(n_w, dtype=np.int64)
+    r_p = np.empty(n_w)
+    j = 0
+    for i in range(n_order):
+        s = order[i]
+        for e in range(s_start[s], s_start[s] + s_len[s]):
+            t = e_tgt[e]
+            if s_kind[t] == K_END:
+                r_end[i] += e_p[e]
+            elif s_kind[t] == K_BETWEEN or pos[t] >= 0:
+                r_tgt[j] = pos[t] if pos[t] >= 0 else -1 - between[t]
+                r_p[j] = e_p[e]
+                j += 1
+    return between, first, r_start, r_cnt, r_end, r_tgt, r_p
+
+
+@njit(cache=True, nogil=True)
+def _rounds(first: np.ndarray, r_start: np.ndarray, r_cnt: np.ndarray, r_end: np.ndarray,
+            r_tgt: np.ndarray, r_p: np.ndarray, b0: int, p_end: float, tol: float, work: float, max_rounds: int,
+            skip: float) -> np.ndarray:
+    """P(first out in round t) over the graph of :func:`_round_graph` from the between-round state ``b0``: the
+    rounds iterated until the fights still going weigh less than ``tol``, or ``work`` edge visits are spent once
+    99.9% of the fights that end have ended (then the distribution is cut); a state holding less than ``skip`` of
+    the fights still going is not followed.  What the distribution misses of the fights that end is
+    ``rounds_tail``."""
+    n_order, n_b = r_cnt.size, first.size
+    mass = np.zeros(n_order)
+    b_mass = np.zeros(n_b)
+    b_list = np.empty(n_b, dtype=np.int64)
+    flag = np.zeros(n_b, dtype=np.int8)
+    b_list[0] = b0
+    n_list = 1
+    b_mass[b0] = 1.0
     out = np.zeros(64)
     visits = 0.0
     t = 0
@@ -1082,43 +1145,41 @@ def _rounds(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: n
             grown = np.zeros(2 * out.size)
             grown[:t] = out
             out = grown
-        for r in range(n_between):
-            s = between[r]
-            flag[s] = 0
-            m = mass[s]
-            mass[s] = 0.0
-            if m > 0.0 and s_start[s] >= 0:
-                mass[e_tgt[s_start[s]]] += m
-        n_between = 0
+        for r in range(n_list):
+            b = b_list[r]
+            flag[b] = 0
+            m = b_mass[b]
+            b_mass[b] = 0.0
+            if m > 0.0 and first[b] >= 0:
+                mass[first[b]] += m
+        n_list = 0
         absorbed = 0.0
         floor = skip * alive
         for i in range(n_order):
-            s = order[i]
-            m = mass[s]
+            m = mass[i]
             if m == 0.0:
                 continue
-            mass[s] = 0.0
+            mass[i] = 0.0
             if m < floor:
                 continue
-            visits += s_len[s]
-            for e in range(s_start[s], s_start[s] + s_len[s]):
-                target = e_tgt[e]
-                q = m * e_p[e]
-                kind = s_kind[target]
-                if kind == K_END:
-                    absorbed += q
-                elif kind == K_BETWEEN:
+            visits += r_cnt[i]
+            absorbed += m * r_end[i]
+            for e in range(r_start[i], r_start[i + 1]):
+                target = r_tgt[e]
+                q = m * r_p[e]
+                if target >= 0:
                     mass[target] += q
-                    if not flag[target]:
-                        flag[target] = 1
-                        between[n_between] = target
-                        n_between += 1
-                elif s_start[target] >= 0:
-                    mass[target] += q
+                else:
+                    b = -1 - target
+                    b_mass[b] += q
+                    if not flag[b]:
+                        flag[b] = 1
+                        b_list[n_list] = b
+                        n_list += 1
         out[t] = absorbed
         ended += absorbed
         t += 1
         alive = 0.0
-        for r in range(n_between):
-            alive += mass[between[r]]
+        for r in range(n_list):
+            alive += b_mass[b_list[r]]
     return out[:t]
