@@ -1127,15 +1127,10 @@ def _round_graph(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_t
     r_start = np.zeros(n_order + 1, dtype=np.int64)
     r_cnt = np.empty(n_order, dtype=np.int64)
     r_end = np.zeros(n_order)
-    n_w = 0
     for i in range(n_order):
-        s = order[i]
-        r_cnt[i] = s_len[s]
-        for e in range(s_start[s], s_start[s] + s_len[s]):
-            n_w += e_code[e] % 3 == K_BETWEEN or (e_code[e] != K_END and pos[e_tgt[e]] >= 0)
-        r_start[i + 1] = n_w
-    r_tgt = np.empty(n_w, dtype=np.int64)
-    r_p = np.empty(n_w)
+        r_cnt[i] = s_len[order[i]]
+    r_tgt = np.empty(r_cnt.sum(), dtype=np.int64)
+    r_p = np.empty(r_tgt.size)
     j = 0
     for i in range(n_order):
         s = order[i]
@@ -1143,10 +1138,13 @@ def _round_graph(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_t
             t = e_tgt[e]
             if e_code[e] == K_END:
                 r_end[i] += e_p[e]
-            elif e_code[e] % 3 == K_BETWEEN or pos[t] >= 0:
-                r_tgt[j] = pos[t] if pos[t] >= 0 else -1 - between[t]
-                r_p[j] = e_p[e]
+            elif e_code[e] % 3 == K_BETWEEN:
+                r_tgt[j], r_p[j] = -1 - between[t], e_p[e]
                 j += 1
+            elif pos[t] >= 0:
+                r_tgt[j], r_p[j] = pos[t], e_p[e]
+                j += 1
+        r_start[i + 1] = j
     return between, first, r_start, r_cnt, r_end, r_tgt, r_p
 
 
