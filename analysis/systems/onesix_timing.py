@@ -61,7 +61,7 @@ ROUNDS_SKIP = 1e-10
 """The rounds distribution does not follow a state holding less than this share of the fights still going."""
 CAPACITY = 1 << 19
 """States the solver first makes room for (doubled as often as needed)."""
-REGION = 256
+REGION = 32
 """Hash slots a block of conditions first gets (doubled whenever it is half full): a block's lookups stay close."""
 
 
@@ -751,11 +751,13 @@ def _slot(table: np.ndarray, base: int, mask: int, key: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _region(table: np.ndarray, t_base: np.ndarray, t_mask: np.ndarray, t_top: np.ndarray, r: int, size: int) -> bool:
-    """Give region ``r`` (the states of one block of conditions) ``size`` fresh slots at the end of the table, its
-    keys moved there; False when the table is full."""
+    """Give region ``r`` (the states of one block of conditions) ``size`` fresh slots at the end of the table (only
+    the slots given out are ever written: the table's memory is what the states use), its keys moved there; False
+    when the table is full."""
     top = t_top[0]
     if top + size > table.shape[0]:
         return False
+    table[top:top + size] = 0
     old, old_mask = t_base[r], t_mask[r]
     t_base[r], t_mask[r], t_top[0] = top, size - 1, top + size
     if old >= 0:
@@ -889,7 +891,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     s_next, s_loc, s_flag = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int8)
     v_lost, v_in, v_bound = np.empty(cap), np.empty(cap), np.empty(cap)
     n_regions = na * nb
-    table = np.zeros((8 * cap, 2), dtype=np.int64)
+    table = np.empty((8 * cap, 2), dtype=np.int64)
     t_base, t_mask = np.full(n_regions, -1, dtype=np.int64), np.zeros(n_regions, dtype=np.int64)
     t_used, t_top = np.zeros(n_regions, dtype=np.int64), np.zeros(1, dtype=np.int64)
     e_tgt = np.empty(cap_edges, dtype=np.int64)
