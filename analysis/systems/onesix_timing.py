@@ -61,6 +61,8 @@ ROUNDS_SKIP = 1e-10
 """The rounds distribution does not follow a state holding less than this share of the fights still going."""
 CAPACITY = 1 << 19
 """States the solver first makes room for (doubled as often as needed)."""
+REGION = 32
+"""Hash slots a block of conditions first gets (doubled whenever it is half full): a block's lookups stay close."""
 
 
 # ------------------------------------------------------------------ the step rules (pure Python)
@@ -729,40 +731,61 @@ def _priority(key: int, pr: np.ndarray, na: int, nb: int) -> int:
 
 
 # ------------------------------------------------------------------ the compiled chain: the solver
-# A state's fields are parallel arrays: s_key, s_kind, s_prio (processing priority), s_block (of conditions),
-# s_start / s_len (its edges; -1: not expanded), s_next (next state of its block), s_loc (position in its
-# block's order), s_flag (queued); v_lost (probability its ways out miss), v_in (mass arriving from earlier
-# blocks), v_bound (discovery bound).
+# A state's fields are parallel arrays: s_key, s_kind, s_prio (processing priority), s_start / s_len (its
+# edges; -1: not expanded), s_next (next state of its block), s_loc (position in its block's order), s_flag
+# (queued); v_lost (probability its ways out miss), v_in (mass arriving from earlier blocks), v_bound (discovery
+# bound).  An edge keeps its target (e_tgt), probability (e_p) and e_code: the target's kind, plus 3 when it is
+# in another block of conditions (an end is always K_END).  The hash table gives each block of conditions a
+# region of its own (t_base, t_mask), so that a block's lookups stay close in memory.
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _slot(table: np.ndarray, key: int) -> int:
-    """The slot of ``key`` in the open-addressing ``table`` (rows: key, state index; -1: empty)."""
-    mask = table.shape[0] - 1
+def _slot(table: np.ndarray, base: int, mask: int, key: int) -> int:
+    """The slot of ``key`` in its region of the open-addressing ``table`` (rows: key + 1, state index; 0: empty):
+    ``mask + 1`` slots from ``base``."""
     slot = ((key * 0x5851F42D4C957F2D) >> 20) & mask
-    while table[slot, 0] >= 0 and table[slot, 0] != key:
+    while table[base + slot, 0] != 0 and table[base + slot, 0] != key + 1:
         slot = (slot + 1) & mask
-    return slot
+    return base + slot
 
 
 @njit(cache=True, nogil=True)
-def _state(key: int, slot: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, s_block: np.ndarray,
-           s_start: np.ndarray, s_len: np.ndarray, s_next: np.ndarray, s_loc: np.ndarray, s_flag: np.ndarray,
-           v_lost: np.ndarray, v_in: np.ndarray, v_bound: np.ndarray, n: int, table: np.ndarray, head: np.ndarray,
-           pr: np.ndarray, na: int, nb: int) -> int:
+def _region(table: np.ndarray, t_base: np.ndarray, t_mask: np.ndarray, t_top: np.ndarray, r: int, size: int) -> bool:
+    """Give region ``r`` (the states of one block of conditions) ``size`` fresh slots at the end of the table (only
+    the slots given out are ever written: the table's memory is what the states use), its keys moved there; False
+    when the table is full."""
+    top = t_top[0]
+    if top + size > table.shape[0]:
+        return False
+    table[top:top + size] = 0
+    old, old_mask = t_base[r], t_mask[r]
+    t_base[r], t_mask[r], t_top[0] = top, size - 1, top + size
+    if old >= 0:
+        for i in range(old, old + old_mask + 1):
+            if table[i, 0] != 0:
+                slot = _slot(table, top, size - 1, table[i, 0] - 1)
+                table[slot, 0], table[slot, 1] = table[i, 0], table[i, 1]
+    return True
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _state(key: int, slot: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: np.ndarray, s_start: np.ndarray,
+           s_len: np.ndarray, s_next: np.ndarray, s_loc: np.ndarray, s_flag: np.ndarray, v_lost: np.ndarray,
+           v_in: np.ndarray, v_bound: np.ndarray, n: int, table: np.ndarray, head: np.ndarray, pr: np.ndarray,
+           na: int, nb: int) -> int:
     """Store the new state ``key`` at the empty ``slot`` of the table as state ``n`` (linked to its block unless it
     ends the fight); its index, -1 when the store is full."""
     if n == s_key.size:
         return -1
     kind, ia, ib, _, _, _, _ = _decode(key, pr, na, nb)
     block = ia * nb + ib
-    s_key[n], s_kind[n], s_prio[n], s_block[n] = key, kind, _priority(key, pr, na, nb), block
+    s_key[n], s_kind[n], s_prio[n] = key, kind, _priority(key, pr, na, nb)
     s_start[n], s_len[n], s_next[n], s_loc[n], s_flag[n] = -1, 0, -1, -1, 0
     v_lost[n], v_in[n], v_bound[n] = 0.0, 0.0, 0.0
     if kind != K_END:
         s_next[n] = head[block]
         head[block] = n
-    table[slot, 0], table[slot, 1] = key, n
+    table[slot, 0], table[slot, 1] = key + 1, n
     return n
 
 
@@ -864,12 +887,16 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     expected rounds, states expanded, P(first out in round t)).
     """
     s_key, s_kind, s_prio = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int8), np.empty(cap, dtype=np.int64)
-    s_block, s_start, s_len = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+    s_start, s_len = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
     s_next, s_loc, s_flag = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int8)
     v_lost, v_in, v_bound = np.empty(cap), np.empty(cap), np.empty(cap)
-    table = np.full((2 * cap, 2), -1, dtype=np.int64)
+    n_regions = na * nb
+    table = np.empty((8 * cap, 2), dtype=np.int64)
+    t_base, t_mask = np.full(n_regions, -1, dtype=np.int64), np.zeros(n_regions, dtype=np.int64)
+    t_used, t_top = np.zeros(n_regions, dtype=np.int64), np.zeros(1, dtype=np.int64)
     e_tgt = np.empty(cap_edges, dtype=np.int64)
     e_p = np.empty(cap_edges)
+    e_code = np.empty(cap_edges, dtype=np.int8)
     head = np.full(na * nb, -1, dtype=np.int64)
     heap = np.empty(cap, dtype=np.int64)
     heap_keys = np.empty(cap, dtype=np.int64)
@@ -884,8 +911,10 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     n_order = 0
     n_edges = 0
     key = _encode(K_BETWEEN, 0, 0, 0, 0, 0, 0, pr, na, nb)
-    s0 = _state(key, _slot(table, key), s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc, s_flag,
-                v_lost, v_in, v_bound, 0, table, head, pr, na, nb)
+    _region(table, t_base, t_mask, t_top, 0, REGION)
+    t_used[0] = 1
+    s0 = _state(key, _slot(table, t_base[0], t_mask[0], key), s_key, s_kind, s_prio, s_start, s_len, s_next, s_loc,
+                s_flag, v_lost, v_in, v_bound, 0, table, head, pr, na, nb)
     n = 1
     v_in[s0] = 1.0
     lost = 0.0
@@ -920,26 +949,35 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                 if n_edges + cnt > cap_edges:
                     return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
                 total = 0.0
+                r_from = (s_key[s] // 3) % n_regions
                 for i in range(cnt):
-                    slot = _slot(table, bk[i])
+                    r = (bk[i] // 3) % n_regions
+                    if t_base[r] < 0 and not _region(table, t_base, t_mask, t_top, r, REGION):
+                        return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
+                    slot = _slot(table, t_base[r], t_mask[r], bk[i])
                     t = table[slot, 1]
-                    if t < 0:
-                        t = _state(bk[i], slot, s_key, s_kind, s_prio, s_block, s_start, s_len, s_next, s_loc,
-                                   s_flag, v_lost, v_in, v_bound, n, table, head, pr, na, nb)
+                    if table[slot, 0] == 0:
+                        t = _state(bk[i], slot, s_key, s_kind, s_prio, s_start, s_len, s_next, s_loc, s_flag,
+                                   v_lost, v_in, v_bound, n, table, head, pr, na, nb)
                         if t < 0:
                             return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
                         n += 1
+                        t_used[r] += 1
+                        if 2 * t_used[r] > t_mask[r] + 1 and not _region(table, t_base, t_mask, t_top, r,
+                                                                         2 * (t_mask[r] + 1)):
+                            return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
+                    kind = bk[i] % 3
                     e_tgt[n_edges + i], e_p[n_edges + i] = t, bp[i]
+                    e_code[n_edges + i] = kind if kind == K_END or r == r_from else kind + 3
                     total += bp[i]
                 s_start[s], s_len[s] = n_edges, cnt
                 v_lost[s] = max(1.0 - total, 0.0)
                 n_edges += cnt
             for e in range(s_start[s], s_start[s] + s_len[s]):
-                t = e_tgt[e]
-                kind = s_kind[t]
-                if kind == K_END or s_block[t] != c:
+                if e_code[e] >= K_END:
                     continue
-                bound = v_bound[s] * e_p[e] if kind == K_MID else 1.0
+                t = e_tgt[e]
+                bound = v_bound[s] * e_p[e] if e_code[e] == K_MID else 1.0
                 if bound > v_bound[t]:
                     v_bound[t] = bound
                     if not s_flag[t]:
@@ -979,9 +1017,8 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             s = members[i]
             w_lost[i] = v_lost[s]
             for e in range(s_start[s], s_start[s] + s_len[s]):
-                t = e_tgt[e]
-                if s_block[t] == c and s_kind[t] != K_END:
-                    if s_loc[t] >= 0:
+                if e_code[e] < K_END:
+                    if s_loc[e_tgt[e]] >= 0:
                         n_w += 1
                     else:
                         w_lost[i] += e_p[e]
@@ -994,8 +1031,8 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             s = members[i]
             for e in range(s_start[s], s_start[s] + s_len[s]):
                 t = e_tgt[e]
-                if s_block[t] == c and s_kind[t] != K_END and s_loc[t] >= 0:
-                    w_tgt[j], w_p[j], w_next[j] = s_loc[t], e_p[e], s_kind[t] == K_BETWEEN
+                if e_code[e] < K_END and s_loc[t] >= 0:
+                    w_tgt[j], w_p[j], w_next[j] = s_loc[t], e_p[e], e_code[e] == K_BETWEEN
                     j += 1
         # 3. the block's rounds, all of its inflow at once, until the rounds that change nothing die out
         visits = np.zeros(m_local)
@@ -1041,9 +1078,8 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                 continue
             lost += m * w_lost[i]
             for e in range(s_start[s], s_start[s] + s_len[s]):
-                t = e_tgt[e]
-                if s_block[t] != c or s_kind[t] == K_END:
-                    v_in[t] += m * e_p[e]
+                if e_code[e] >= K_END:
+                    v_in[e_tgt[e]] += m * e_p[e]
     n_end = 0
     for i in range(n):
         if s_kind[i] == K_END and v_in[i] > 0.0:
@@ -1056,7 +1092,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             _, ia, ib, _, _, _, _ = _decode(s_key[i], pr, na, nb)
             codes[j], probs[j] = ia * nb + ib, v_in[i]
             j += 1
-    between, first, r_start, r_cnt, r_end, r_tgt, r_p = _round_graph(s_kind, s_start, s_len, e_tgt, e_p, order,
+    between, first, r_start, r_cnt, r_end, r_tgt, r_p = _round_graph(s_kind, s_start, s_len, e_tgt, e_p, e_code, order,
                                                                      n_order, n)
     rounds = _rounds(first, r_start, r_cnt, r_end, r_tgt, r_p, between[s0], probs.sum(), tol, work, max_rounds,
                      skip)
@@ -1068,7 +1104,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
 
 @njit(cache=True, nogil=True)
 def _round_graph(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_tgt: np.ndarray, e_p: np.ndarray,
-                 order: np.ndarray, n_order: int, n: int) -> tuple[np.ndarray, ...]:
+                 e_code: np.ndarray, order: np.ndarray, n_order: int, n: int) -> tuple[np.ndarray, ...]:
     """The followed states renumbered for :func:`_rounds`: the states inside a round by their position in
     ``order`` (every way leads to a later position), the states between rounds apart.
 
@@ -1093,26 +1129,24 @@ def _round_graph(s_kind: np.ndarray, s_start: np.ndarray, s_len: np.ndarray, e_t
     r_start = np.zeros(n_order + 1, dtype=np.int64)
     r_cnt = np.empty(n_order, dtype=np.int64)
     r_end = np.zeros(n_order)
-    n_w = 0
     for i in range(n_order):
-        s = order[i]
-        r_cnt[i] = s_len[s]
-        for e in range(s_start[s], s_start[s] + s_len[s]):
-            n_w += s_kind[e_tgt[e]] == K_BETWEEN or pos[e_tgt[e]] >= 0
-        r_start[i + 1] = n_w
-    r_tgt = np.empty(n_w, dtype=np.int64)
-    r_p = np.empty(n_w)
+        r_cnt[i] = s_len[order[i]]
+    r_tgt = np.empty(r_cnt.sum(), dtype=np.int64)
+    r_p = np.empty(r_tgt.size)
     j = 0
     for i in range(n_order):
         s = order[i]
         for e in range(s_start[s], s_start[s] + s_len[s]):
             t = e_tgt[e]
-            if s_kind[t] == K_END:
+            if e_code[e] == K_END:
                 r_end[i] += e_p[e]
-            elif s_kind[t] == K_BETWEEN or pos[t] >= 0:
-                r_tgt[j] = pos[t] if pos[t] >= 0 else -1 - between[t]
-                r_p[j] = e_p[e]
+            elif e_code[e] % 3 == K_BETWEEN:
+                r_tgt[j], r_p[j] = -1 - between[t], e_p[e]
                 j += 1
+            elif pos[t] >= 0:
+                r_tgt[j], r_p[j] = pos[t], e_p[e]
+                j += 1
+        r_start[i + 1] = j
     return between, first, r_start, r_cnt, r_end, r_tgt, r_p
 
 
