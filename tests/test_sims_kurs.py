@@ -11,9 +11,8 @@ from analysis.system import get_system
 from analysis.systems import kurs
 from sims import kurs as sim_kurs
 from sims.api import simulate_check, simulate_duel
-from sims.engine import run_chunks
 from sims.results import HIST, HIST_OFFSET, proportion
-from tests.test_sims_tun_kurs import K, close, mean_estimate
+from tests.test_sims_tun_kurs import close, kurs_exchange_agrees
 
 SYSTEM = get_system("kurs")
 N_DUEL = 100_000
@@ -103,19 +102,7 @@ EXCHANGES = [
 def test_exchanges_agree_with_exact(variant, att, dfn):
     rules = kurs.Rules(**variant)
     a, b = fighter(att), fighter(dfn)
-    exact = kurs.exchange(rules, a, b)
-    counts = run_chunks(sim_kurs.exchange_call(rules, a, b), N_EXCHANGE, seed=8)
-    n = N_EXCHANGE
-    assert counts.size == sim_kurs.exchange_size(rules)
-    for index, p in ((sim_kurs.X_MISS, exact.p_miss), (sim_kurs.X_GRAZE, exact.p_graze),
-                     (sim_kurs.X_HIT, exact.p_hit), (sim_kurs.X_DEFENDED, exact.p_defended)):
-        close(proportion(int(counts[index]), n), p, f"kind {index}")
-    mean, se = mean_estimate(int(counts[sim_kurs.X_SUM]), int(counts[sim_kurs.X_SQUARES]), n)
-    assert abs(mean - exact.damage.mean()) <= K * max(se, 1 / n), (mean, se, exact.damage.mean())
-    after = sim_kurs.conditions_after(rules, counts)
-    assert sum(after.values()) == n and set(after) <= set(exact.condition_after)
-    for label, p in exact.condition_after.items():
-        close(proportion(after.get(label, 0), n), p, label)
+    kurs_exchange_agrees(rules, a, b, N_EXCHANGE, seed=8)
 
 
 @pytest.mark.parametrize("variant,kw", [

@@ -98,6 +98,24 @@ def test_tun_exchange_agrees_with_exact(variant, att, dfn):
     assert abs(mean - exact.damage.mean()) <= K * max(se, 1 / n), (mean, se, exact.damage.mean())
 
 
+def kurs_exchange_agrees(rules: kurs.Rules, a: kurs.Fighter, b: kurs.Fighter, n: int, seed: int) -> np.ndarray:
+    """``n`` simulated first attacks of ``a`` on ``b`` against the exact exchange: every kind, the mean damage and
+    the defender's condition after, within K standard errors; the simulator's counts."""
+    exact = kurs.exchange(rules, a, b)
+    counts = run_chunks(sim_kurs.exchange_call(rules, a, b), n, seed=seed)
+    assert counts.size == sim_kurs.exchange_size(rules)
+    for index, p in ((sim_kurs.X_MISS, exact.p_miss), (sim_kurs.X_GRAZE, exact.p_graze),
+                     (sim_kurs.X_HIT, exact.p_hit), (sim_kurs.X_DEFENDED, exact.p_defended)):
+        close(proportion(int(counts[index]), n), p, f"kind {index}")
+    mean, se = mean_estimate(int(counts[sim_kurs.X_SUM]), int(counts[sim_kurs.X_SQUARES]), n)
+    assert abs(mean - exact.damage.mean()) <= K * max(se, 1 / n), (mean, se, exact.damage.mean())
+    after = sim_kurs.conditions_after(rules, counts)
+    assert sum(after.values()) == n and set(after) <= set(exact.condition_after)
+    for label, p in exact.condition_after.items():
+        close(proportion(after.get(label, 0), n), p, label)
+    return counts
+
+
 @pytest.mark.parametrize("variant,att,dfn", [
     ({}, "maximus", "tiberius"),
     (dict(defense_clamp=False, type_bonus="always"), "veteran", "master"),
@@ -109,17 +127,8 @@ def test_tun_exchange_agrees_with_exact(variant, att, dfn):
 def test_kurs_exchange_agrees_with_exact(variant, att, dfn):
     rules = kurs.Rules(**variant)
     a, b = fighter("kurs", att), fighter("kurs", dfn)
-    exact = kurs.exchange(rules, a, b)
-    counts = run_chunks(sim_kurs.exchange_call(rules, a, b), N_EXCHANGE, seed=6)
+    counts = kurs_exchange_agrees(rules, a, b, N_EXCHANGE, seed=6)
     n = N_EXCHANGE
-    for index, p in ((sim_kurs.X_MISS, exact.p_miss), (sim_kurs.X_GRAZE, exact.p_graze), (sim_kurs.X_HIT, exact.p_hit)):
-        close(proportion(int(counts[index]), n), p, f"kind {index}")
-    mean, se = mean_estimate(int(counts[sim_kurs.X_SUM]), int(counts[sim_kurs.X_SQUARES]), n)
-    assert abs(mean - exact.damage.mean()) <= K * max(se, 1 / n), (mean, se, exact.damage.mean())
-    after = sim_kurs.conditions_after(rules, counts)
-    assert sum(after.values()) == n and set(after) <= set(exact.condition_after)
-    for label, p in exact.condition_after.items():
-        close(proportion(after.get(label, 0), n), p, label)
     token = rules.luck_tokens > 0
     m = kurs.margins(rules, a, b)
     settled = [(p, kurs.settle(rules, a, b, int(v), token, token)) for v, p in zip(m.support, m.p)]
