@@ -26,9 +26,9 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Mapping
 
-from analysis.app.pages import checks, compare, duel, tune
-from analysis.fighters import archetypes
-from analysis.system import SYSTEM_IDS
+from analysis.fights.fighters import archetypes
+from analysis.front.app.pages import checks, compare, duel, tune
+from analysis.systems import SYSTEM_IDS
 
 CHECK_TARGET_MS = 300.0
 DUEL_TARGET_MS = 1000.0
@@ -88,7 +88,7 @@ class Served:
 
         from werkzeug.serving import make_server
 
-        from analysis.app.shell import create_app
+        from analysis.front.app.shell import create_app
 
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         self.app = create_app()
@@ -97,7 +97,7 @@ class Served:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self) -> None:
-        from analysis.app.shell import cleanup
+        from analysis.front.app.shell import cleanup
 
         self.server.shutdown()
         cleanup(self.app)
@@ -122,7 +122,7 @@ def results_request(url: str, page: str, search: str, client: str) -> tuple[floa
 
 
 def round_trips(url: str, page: str, states: Iterable[Mapping[str, str]]) -> list[float]:
-    from analysis.app.state import encode
+    from analysis.front.app.state import encode
 
     out = []
     for i, state in enumerate(states):

@@ -1,6 +1,6 @@
 """Benchmark: latency of ``tune`` and ``equiv`` (target < 50 ms per call, after a
 warm-up) and a ``design`` search over 1,000 settings (target < 1 minute on two cores),
-beside the time it was estimated to take before it started (``analysis/budget.py``).
+beside the time it was estimated to take before it started (``analysis/fights/budget.py``).
 
 Every call gets fresh inputs (its own character and probability), so nothing but
 the systems' dice caches is warm.  The load average is printed beside the figures:
@@ -19,10 +19,14 @@ import statistics
 import time
 from typing import Any, Callable
 
-from analysis.balance import _setting_fighters, design, equiv, estimate_seconds, parse_vary, tune
-from analysis.pool import cores
-from analysis.fighters import load_fighter
-from analysis.system import SYSTEM_IDS, get_system
+from analysis.base.pool import cores
+from analysis.fights.fighters import load_fighter
+from analysis.systems import SYSTEM_IDS, get_system
+from analysis.tools.design import design, parse_vary
+from analysis.tools.design import setting_fighters as _setting_fighters
+from analysis.tools.duels import estimate_seconds
+from analysis.tools.equiv import equiv
+from analysis.tools.tune import tune
 
 TARGET_MS = 50.0
 DESIGN_TARGET_S = 60.0

@@ -17,9 +17,8 @@ from typing import Callable
 
 import icepool
 
-from analysis.system import get_system
-from analysis.systems import kurs, onesix, tristat, tun
-from analysis.tables import success_table
+from analysis.present.tables import success_table
+from analysis.systems import get_system, kurs, onesix, tristat, tun
 
 VARIANTS = {
     "tristat": [{}],  # the die is a table dimension; contest_tie does not touch a check

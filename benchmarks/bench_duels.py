@@ -19,8 +19,8 @@ import subprocess
 import sys
 import time
 
-from analysis.fighters import archetypes, load_fighter
-from analysis.system import SYSTEM_IDS, get_system
+from analysis.fights.fighters import archetypes, load_fighter
+from analysis.systems import SYSTEM_IDS, get_system
 
 
 def cpu() -> float:
@@ -32,7 +32,7 @@ def ms(values) -> str:
 
 
 def all_pairings(system, repeat: int) -> None:
-    from analysis.systems import onesix_timing
+    from analysis.systems.onesix import solver
 
     rules = system.rules()
     names = list(archetypes(system.id))
@@ -50,7 +50,7 @@ def all_pairings(system, repeat: int) -> None:
                 best = min(best, cpu() - t)
             warm[a, b], states[a, b] = best, res.solution.states
             if system.id == "onesix":
-                onesix_timing.economy_duel.cache_clear()
+                solver.economy_duel.cache_clear()
                 t = cpu()
                 system.duel(rules, fighters[a], fighters[b])
                 resolve[a, b] = cpu() - t
@@ -64,14 +64,14 @@ def all_pairings(system, repeat: int) -> None:
 
 def first_in_process() -> float:
     """The first 2K duel of a fresh process (imports excluded): numba loads its compiled kernels from the cache."""
-    code = ("import time\nfrom analysis.system import get_system\nfrom analysis.fighters import load_fighter\n"
+    code = ("import time\nfrom analysis.systems import get_system\nfrom analysis.fights.fighters import load_fighter\n"
             "s = get_system('onesix'); a = load_fighter(s, 'trained_armed')\n"
             "t = time.process_time(); s.duel(s.rules(), a, a); print(time.process_time() - t)")
     return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
 def onesix_growth(mc_n: int) -> None:
-    from analysis.systems import onesix_timing
+    from analysis.systems.onesix import solver
     from sims.api import simulate_duel
 
     system = get_system("onesix")
@@ -81,7 +81,7 @@ def onesix_growth(mc_n: int) -> None:
     rate = None
     for r in range(6, 17, 2):
         b = base.replace(reflexes=r)
-        onesix_timing.economy_duel.cache_clear()
+        solver.economy_duel.cache_clear()
         t = cpu()
         sol = system.duel(system.rules(), base, b).solution
         took = cpu() - t
@@ -95,7 +95,7 @@ def onesix_growth(mc_n: int) -> None:
     print("\n2K, the trained_armed mirror with a longer track (reserve 3): states and time")
     print(f"{'track':>6} {'states':>8} {'ms':>6}")
     for track in (4, 6, 8, 10):
-        onesix_timing.economy_duel.cache_clear()
+        solver.economy_duel.cache_clear()
         t = cpu()
         sol = system.duel(system.rules(track_length=track), base, base).solution
         print(f"{track:>6} {sol.states:>8} {(cpu() - t) * 1e3:>6.0f}")

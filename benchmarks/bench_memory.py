@@ -1,5 +1,5 @@
 """Benchmark: peak memory where it can grow — Monte Carlo runs, exact duels, a million-case sweep — and the
-calibration of the exact duels' cost per chain state (``analysis/budget.py``).
+calibration of the exact duels' cost per chain state (``analysis/fights/budget.py``).
 
 Every measurement runs in a fresh process; its peak RSS is the kernel's
 high-water mark (``wait4``), summed over the process and its workers when it
@@ -61,7 +61,7 @@ def measure(code: str, *argv: str) -> tuple[float, float, str]:
 
 SIM_CHECK = """
 import sys
-from analysis.system import get_system
+from analysis.systems import get_system
 from sims.api import simulate_check
 s = get_system("tristat")
 simulate_check("tristat", s.rules(), s.args(target=7), int(float(sys.argv[1])), seed=1)
@@ -81,9 +81,9 @@ def mc(ns: argparse.Namespace) -> None:
 DUEL = """
 import json, sys, time
 from analysis import budget
-from analysis.fighters import load_fighter
-from analysis.house_rules import ruleset
-from analysis.system import get_system
+from analysis.fights.fighters import load_fighter
+from analysis.tools.house_rules import ruleset
+from analysis.systems import get_system
 system = get_system(sys.argv[1])
 rules = ruleset(system, None, json.loads(sys.argv[2]))
 a, b = (load_fighter(system, x) for x in sys.argv[3:5])
@@ -101,9 +101,9 @@ print(json.dumps({"seconds": time.process_time() - start, "estimate": budget.due
 
 
 def largest_pairings() -> list[tuple[str, dict, str, str]]:
-    from analysis import budget
-    from analysis.fighters import archetypes, load_fighter
-    from analysis.system import all_systems
+    from analysis.fights import budget
+    from analysis.fights.fighters import archetypes, load_fighter
+    from analysis.systems import all_systems
 
     out = []
     for system in all_systems():
@@ -165,7 +165,7 @@ def calibrate(ns: argparse.Namespace) -> None:
 
 SWEEP = """
 import sys
-from analysis.sweep import run_sweep
+from analysis.front.sweep import run_sweep
 run_sweep(sys.argv[1], sys.argv[2], workers=int(sys.argv[3]))
 """
 MILLION = """

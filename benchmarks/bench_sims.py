@@ -15,18 +15,18 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import tempfile
 import sys
+import tempfile
 import time
 
 import numpy as np
 from numba import njit
 
-from analysis.fighters import load_fighter
-from analysis.system import SYSTEM_IDS, get_system
+from analysis.fights.fighters import load_fighter
+from analysis.systems import SYSTEM_IDS, get_system
 from sims.api import sim_module, simulate_check, simulate_duel
-from sims.engine import default_workers
 from sims.dice import outcome_table
+from sims.engine import default_workers
 from sims.tristat import F_CRIT, F_DEF, F_HEALTH, F_HIT, F_SIZE, P_FIGHTER, P_HIGH, P_LOW, T_PLAIN, pack
 
 PAIRS = {"tristat": ("veteran", "trained"), "onesix": ("daisy", "poacher"), "tun": ("red", "blue"),
@@ -108,7 +108,7 @@ def compile_time() -> float:
     """First-call time of the Tri-Stat duel kernel in a fresh process with an empty numba cache."""
     code = ("import time\n"
             "t=time.perf_counter()\n"
-            "from analysis.fighters import load_fighter; from analysis.system import get_system\n"
+            "from analysis.fights.fighters import load_fighter; from analysis.systems import get_system\n"
             "from sims.api import simulate_duel; s=get_system('tristat')\n"
             "simulate_duel('tristat', s.rules(), load_fighter(s,'veteran'), load_fighter(s,'trained'), 10, seed=1)\n"
             "print(time.perf_counter()-t)")

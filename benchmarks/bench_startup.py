@@ -30,7 +30,7 @@ COMMANDS = [
     ["duel", "tristat", "--a", "veteran", "--b", "trained"],
 ]
 TARGET = 0.3
-RUNNER = "import sys; from analysis.cli import main; sys.exit(main())"
+RUNNER = "import sys; from analysis.front.cli import main; sys.exit(main())"
 
 
 def wall(tree: Path, args: list[str]) -> float:

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from analysis.sweep import expand, load_config, run_sweep
-from analysis.system import get_system
+from analysis.front.sweep import expand, load_config, run_sweep
+from analysis.systems import get_system
 from sims.engine import default_workers
 
 CHECKS = """

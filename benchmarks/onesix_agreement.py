@@ -15,8 +15,8 @@ import itertools
 
 import pandas as pd
 
-from analysis.fighters import archetypes, load_fighter
-from analysis.system import get_system
+from analysis.fights.fighters import archetypes, load_fighter
+from analysis.systems import get_system
 from sims.api import simulate_duel
 
 QUANTITIES = ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dead", "p_b_dead", "p_a_dying", "mean_rounds")

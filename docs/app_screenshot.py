@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    proc = subprocess.Popen([sys.executable, "-c", "from analysis.cli import main; raise SystemExit(main())", "app",
+    proc = subprocess.Popen([sys.executable, "-c", "from analysis.front.cli import main; raise SystemExit(main())", "app",
                              "--port", "0", "--no-browser"], stdout=subprocess.PIPE, text=True)
     try:
         url = re.search(r"http://\S+", proc.stdout.readline()).group(0).rstrip("/")

@@ -37,9 +37,8 @@
 # %%
 from IPython.display import Markdown
 
-from analysis import lethality, plots
-from analysis.report import findings
-from analysis.setup import Setup
+from analysis import Setup, lethality, plots
+from analysis.front.report import findings
 
 setup = Setup.build()
 tables = lethality.compare(setup)
@@ -114,7 +113,7 @@ for (system, measure), part in hits.groupby(["system", "measure"]):
 import pandas as pd
 
 from analysis import get_system
-from analysis.fighters import load_fighter
+from analysis.fights.fighters import load_fighter
 
 onesix = get_system("onesix")
 rules = onesix.rules()

@@ -25,9 +25,8 @@
 # %%
 from IPython.display import Markdown
 
-from analysis import compare, lethality, plots
-from analysis.report import findings
-from analysis.setup import Setup
+from analysis import Setup, compare, plots
+from analysis.front.report import findings
 
 setup = Setup.build()
 effects = compare.variant_effects(setup)
@@ -78,10 +77,10 @@ said = findings.tactics({"policies": options}, "en")
 Markdown("\n".join(f"* {f.text}" for f in said))
 
 # %%
-from analysis.system import all_systems
+from analysis.systems import all_systems
+from analysis.tools.variants import alternatives
 
-expected = sum(len(compare.alternatives(s.Fighter.specs()[name], getattr(setup.fighters(s.id)[0], name)))
-               for s in all_systems() for name in s.Fighter.specs("policy"))
+expected = sum(len(list(alternatives(s.Fighter.specs("policy"), setup.fighters(s.id)[0]))) for s in all_systems())
 assert len(options) == expected
 if len(options):
     facts = said[0].facts

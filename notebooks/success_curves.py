@@ -18,16 +18,15 @@
 # ТУН (3d6) and К.У.Р.С. (3dK, dK = −2, −1, 0, 0, +1, +2), under the book's rules (the project's
 # rules reference: `docs/rules/`, or `dicelab rules SYSTEM`).  Each system's main value is the
 # number a designer sets: Tri-Stat's target, 2K's action rating, ТУН's limit (Предел),
-# К.У.Р.С.'s skill.  Everything below comes from `analysis.compare`, `analysis.plots` and the
+# К.У.Р.С.'s skill.  Everything below comes from `analysis.tools.compare`, `analysis.present.plots` and the
 # report's findings — the same code as `make report`, so the readings are generated from the
 # numbers and the `assert` cells check them.  Change `setup` to read your own rules.
 
 # %%
 from IPython.display import Markdown
 
-from analysis import compare, plots
-from analysis.report import findings
-from analysis.setup import Setup
+from analysis import Setup, compare, plots
+from analysis.front.report import findings
 
 setup = Setup.build()
 curves = compare.success_curves(setup)
@@ -98,7 +97,7 @@ said = findings.special({"crits": crits}, "en")
 Markdown("\n".join(f"* {f.text}" for f in said))
 
 # %%
-from analysis.i18n import odds
+from analysis.present.i18n import odds
 
 crits.set_index(["system", "dice"])[list(compare.SPECIAL)].map(lambda p: odds("en", p))
 

@@ -5,7 +5,7 @@ validated dataclass of boolean switches for the rules the exact chain leaves
 out, all on by default), ``check_call``, ``CHECK_EXTRAS`` and ``duel_call``, and optionally
 ``duel_extra(rules, a, b, counts, n)``: system-specific fields of a simulated duel.
 
->>> from analysis.system import get_system
+>>> from analysis.systems import get_system
 >>> s = get_system("tristat")
 >>> r = simulate_check("tristat", s.rules(), s.args(target=7), n=20_000, seed=1)
 >>> r.p_success.agrees(7 / 12)
@@ -21,20 +21,13 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from analysis.combat import describe_fighter
-from analysis.params import Choice, Validated
-from analysis.system import get_system
-
-from .engine import Seed, Stopped, run_chunks
-from .results import SimCheckResult, SimDuelResult
+from analysis.base.params import Choice, Validated
+from analysis.engine.combat import describe_fighter
+from analysis.systems import get_system
+from sims.engine import Seed, Stopped, run_chunks
+from sims.results import SimCheckResult, SimDuelResult
 
 MODELS = ("exact", "full")
-
-
-class SimOptions(Validated):
-    """Base of a system's simulation switches (rules the exact chain leaves out); every system has none now."""
-
-    none_note = "both models play the same rules; a rule switch is a ruleset field: --variant NAME=VALUE"
 
 
 def sim_module(system_id: str) -> ModuleType:

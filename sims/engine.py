@@ -39,8 +39,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from analysis.params import DicelabError
-from analysis.pool import check_workers, cores
+from analysis.base.params import DicelabError
+from analysis.base.pool import check_workers, cores
 
 CHUNK = 1 << 16
 MAX_N = 10**10
@@ -161,8 +161,8 @@ def run_chunks(call: Call, n: int, seed: Seed = None, workers: int | None = None
                progress: Any = None) -> np.ndarray:
     """Sum of ``call(size, rng)`` over the chunks of ``n`` trials, each with its own stream.
 
-    ``workers`` threads (default: the cores; at most :func:`analysis.pool.max_workers`);
-    ``progress`` (a :class:`analysis.progress.Progress`) hears of every finished chunk.
+    ``workers`` threads (default: the cores; at most :func:`analysis.base.pool.max_workers`);
+    ``progress`` (a :class:`analysis.base.progress.Progress`) hears of every finished chunk.
     Raises :class:`Stopped` on Ctrl-C once at least one chunk is done.
     """
     n = check_n(n)

@@ -22,12 +22,11 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from analysis.params import ParamError
+from analysis.base.params import ParamError
 from analysis.systems import kurs as rules_mod
-
-from .api import SimOptions
-from .dice import _sample, outcome_table
-from .results import CHECK_SIZE, DUEL_SIZE, EXTRA, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally
+from sims.dice import _sample, outcome_table
+from sims.options import SimOptions
+from sims.results import CHECK_SIZE, DUEL_SIZE, EXTRA, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally
 
 # Packed fighter: attack skill, defense skill + shield, offensive and defensive damage factors, scale,
 # weapon type bonus, agility, stance (index into STANCES), the lightest level it dodges (-1: never).

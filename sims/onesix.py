@@ -3,12 +3,12 @@
 Every die is one uniform; a 6 adds 6 and calls an extra die, which follows
 ``extra_die_ones`` and ``explode_depth`` exactly as :func:`analysis.systems.onesix.die`
 does, so no explosion is ever cut.  A duel plays the ruleset as
-:mod:`analysis.systems.onesix_timing` states it: the IN economy (``in_economy``;
+:mod:`analysis.systems.onesix.steps` states it: the IN economy (``in_economy``;
 ``false``: the fixed order, one attack each per round by average IN - penalty),
 then, under ``after_out = finish``, the winner's unopposed attacks on the helpless
 one.  Rule switches are ruleset fields now, so ``Options`` is empty and the
 ``full`` and ``exact`` models play the same rules.  A landed hit (conditions, lost
-actions, IN lost) is :func:`analysis.systems.onesix_timing._land`, shared with the
+actions, IN lost) is :func:`analysis.systems.onesix.steps._land`, shared with the
 exact chain; the order of a round, the parries and the dice are this module's own.
 """
 
@@ -20,13 +20,25 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from analysis.systems import onesix as rules_mod
-from analysis.systems import onesix_timing as timing
-from analysis.systems.onesix_timing import P_AMIN, P_COST, P_DEATH, P_PARRY, P_TRACK, _carry, _land
-
-from .api import SimOptions
-from .results import (CHECK_SIZE, DEAD, DUEL_SIZE, DYING, EXTRA, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
-                      _tally)
+from analysis.systems.onesix import rules as rules_mod
+from analysis.systems.onesix import steps
+from analysis.systems.onesix.steps import P_AMIN, P_COST, P_DEATH, P_PARRY, P_TRACK, _carry, _land
+from sims.options import SimOptions
+from sims.results import (
+    CHECK_SIZE,
+    DEAD,
+    DUEL_SIZE,
+    DYING,
+    EXTRA,
+    FUMBLE,
+    HIST,
+    HIST_OFFSET,
+    MAX_ROUNDS,
+    OUT,
+    SUCCESS,
+    UP,
+    _tally,
+)
 
 # Packed fighter (an int64 row): attack and parry ratings, reflexes, training, personality, armor, protection,
 # weapon PS and class, whether it parries (policy and a rating), average IN, how far its armor can wear.
@@ -297,5 +309,5 @@ def check_call(rules: rules_mod.Rules, args: rules_mod.CheckArgs) -> Callable[[i
 def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, model: str,
               options: Options) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The duel kernel bound to a ruleset and two fighters (both models play the ruleset as it is)."""
-    fs, r, pr = pack_fighters(rules, a, b), pack_rules(rules), timing.pack_rules(rules, a, b)
+    fs, r, pr = pack_fighters(rules, a, b), pack_rules(rules), steps.pack_rules(rules, a, b)
     return lambda n, rng: _duel(fs, r, pr, n, rng)

@@ -23,7 +23,7 @@ ROUNDS = 11
 MAX_ROUNDS = 2000
 DUEL_SIZE = ROUNDS + MAX_ROUNDS + 1
 UP, OUT, DYING, DEAD = 0, 1, 2, 3
-"""Levels as the kernels report them (the exact engine's statuses, :mod:`analysis.markov`)."""
+"""Levels as the kernels report them (the exact engine's statuses, :mod:`analysis.engine.markov`)."""
 
 # Check count layout: successes, criticals, fumbles, one system extra, then the outcome histogram.
 SUCCESS, CRITICAL, FUMBLE, EXTRA = range(4)
@@ -225,7 +225,7 @@ class SimDuelResult:
         >>> SimDuelResult("tristat", "full", {}, {}, {}, {}, 50, 1, c).rounds_note
         '1 fight in 50 never ends; rounds are over the fights that end (simulated up to 2,000 rounds)'
         """
-        from analysis.combat import never_ends_note
+        from analysis.engine.combat import never_ends_note
 
         note = never_ends_note(int(self.counts[UNFINISHED]) / self.n)
         return f"{note} (simulated up to {MAX_ROUNDS:,} rounds)" if note else ""
@@ -237,8 +237,8 @@ class SimDuelResult:
         return self.p_a_dying, self.p_b_dying
 
     def to_dict(self) -> dict[str, Any]:
-        from analysis.combat import LEVELS, level_fields
-        from analysis.results import house_rules_echo, strict
+        from analysis.engine.combat import LEVELS, level_fields
+        from analysis.engine.results import house_rules_echo, strict
 
         hist = self.rounds_histogram
         out: dict[str, Any] = {"system": self.system, "model": self.model, "method": "monte_carlo",
@@ -316,7 +316,7 @@ class SimCheckResult:
         return {int(v) - HIST_OFFSET: int(c) / self.n for v, c in enumerate(hist) if c}
 
     def to_dict(self) -> dict[str, Any]:
-        from analysis.results import house_rules_echo, strict
+        from analysis.engine.results import house_rules_echo, strict
 
         out: dict[str, Any] = {"system": self.system, "method": "monte_carlo", "variants": dict(self.variants),
                                "house_rules": house_rules_echo(self.system, self.variants),

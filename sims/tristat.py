@@ -18,11 +18,25 @@ import numpy as np
 from numba import njit
 
 from analysis.systems import tristat as rules_mod
-
-from .api import SimOptions
-from .dice import _sample, outcome_table
-from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, DYING, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
-                      UNFINISHED, _fields, _tally, proportion)
+from sims.dice import _sample, outcome_table
+from sims.options import SimOptions
+from sims.results import (
+    CHECK_SIZE,
+    CRITICAL,
+    DUEL_SIZE,
+    DYING,
+    FUMBLE,
+    HIST,
+    HIST_OFFSET,
+    MAX_ROUNDS,
+    OUT,
+    SUCCESS,
+    UNFINISHED,
+    UP,
+    _fields,
+    _tally,
+    proportion,
+)
 
 # Packed duel: the ruleset's scalars, then per fighter (A then B) one row.
 P_LOW, P_HIGH, P_ONCE, P_SHOCK, P_FINISH, P_FINISH_ATTACKS, P_ROUNDS, P_TURTLE, P_A_FIRST, P_TIE, P_PAIRS = range(11)

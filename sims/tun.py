@@ -21,13 +21,24 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from analysis import markov
+from analysis.engine import markov
 from analysis.systems import tun as rules_mod
-
-from .api import SimOptions
-from .dice import _sample, outcome_table
-from .results import (CHECK_SIZE, CRITICAL, DUEL_SIZE, DYING, FUMBLE, HIST, HIST_OFFSET, MAX_ROUNDS, OUT, SUCCESS, UP,
-                      _tally)
+from sims.dice import _sample, outcome_table
+from sims.options import SimOptions
+from sims.results import (
+    CHECK_SIZE,
+    CRITICAL,
+    DUEL_SIZE,
+    DYING,
+    FUMBLE,
+    HIST,
+    HIST_OFFSET,
+    MAX_ROUNDS,
+    OUT,
+    SUCCESS,
+    UP,
+    _tally,
+)
 
 # Packed attack (one attacker, one defender, one mode): limit, weapon n and b, the minimum and maximum of the
 # attacker's dice and their critical bonus.

@@ -1,7 +1,6 @@
 import os
 
 import pytest
-
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

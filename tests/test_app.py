@@ -23,16 +23,17 @@ import pytest
 pytest.importorskip("dash")
 
 from analysis import check, get_system  # noqa: E402
-from analysis.app.pages.design import CLOSE  # noqa: E402
-from analysis.app.text import outcome_name  # noqa: E402
-from analysis.balance import design, tune  # noqa: E402
-from analysis.fighters import load_fighter  # noqa: E402
+from analysis.fights.fighters import load_fighter  # noqa: E402
+from analysis.front.app.pages.design import CLOSE  # noqa: E402
+from analysis.front.app.text import outcome_name  # noqa: E402
+from analysis.tools.design import design
+from analysis.tools.tune import tune  # noqa: E402
 from tests import brute  # noqa: E402
 from tests.brute import close  # noqa: E402
 
 BROWSER = os.environ.get("DICELAB_BROWSER") or shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-START = "from analysis.cli import main; raise SystemExit(main())"
+START = "from analysis.front.cli import main; raise SystemExit(main())"
 needs_browser = pytest.mark.skipif(not BROWSER and not os.environ.get("DICELAB_REQUIRE_BROWSER"),
                                    reason="no chromium on this machine")
 
@@ -279,7 +280,7 @@ def test_a_shared_link_reproduces_the_view(browser, app):
 
 @needs_browser
 def test_bad_input_shows_the_cli_message_not_a_traceback(page, app, capsys):
-    from analysis.cli import main
+    from analysis.front.cli import main
 
     open_page(page, app, "/checks?system=tristat")
     page.locator(field("c.target")).fill("500")

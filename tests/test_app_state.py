@@ -13,17 +13,19 @@ import pytest
 pytest.importorskip("dash")
 
 from analysis import get_system  # noqa: E402
-from analysis.app import jobs as jobs_mod  # noqa: E402
-from analysis.app.controls import default_archetype, fighter_panel, rules_panel, check_panel  # noqa: E402
-from analysis.app.model import command, fighter_of  # noqa: E402
-from analysis.app.pages import checks, compare, design, duel, tune  # noqa: E402
-from analysis.app.shell import apply_rules_file, known  # noqa: E402
-from analysis.app.state import MAX_QUERY, decode, encode, structure, update  # noqa: E402
-from analysis.balance import design as lib_design, equiv, tune as lib_tune  # noqa: E402
-from analysis.cli import main  # noqa: E402
-from analysis.fighters import load_fighter  # noqa: E402
-from analysis.params import DicelabError  # noqa: E402
-from analysis.system import SYSTEM_IDS  # noqa: E402
+from analysis.base.params import DicelabError  # noqa: E402
+from analysis.fights.fighters import load_fighter  # noqa: E402
+from analysis.front.app import jobs as jobs_mod  # noqa: E402
+from analysis.front.app.controls import check_panel, default_archetype, fighter_panel, rules_panel  # noqa: E402
+from analysis.front.app.model import command, fighter_of  # noqa: E402
+from analysis.front.app.pages import checks, compare, design, duel, tune  # noqa: E402
+from analysis.front.app.shell import apply_rules_file, known  # noqa: E402
+from analysis.front.app.state import MAX_QUERY, decode, encode, structure, update  # noqa: E402
+from analysis.front.cli import main  # noqa: E402
+from analysis.systems import SYSTEM_IDS  # noqa: E402
+from analysis.tools.design import design as lib_design
+from analysis.tools.equiv import equiv
+from analysis.tools.tune import tune as lib_tune  # noqa: E402
 from tests import brute  # noqa: E402
 from tests.brute import close  # noqa: E402
 
@@ -235,8 +237,8 @@ def test_compare_page_second_setup_says_which_it_is():
 
 
 def test_compare_page_two_systems_as_the_report_matches_them():
-    from analysis.lethality import skill_gap
-    from analysis.setup import Setup
+    from analysis.fights.lethality import skill_gap
+    from analysis.fights.setup import Setup
 
     res = compare.compute({"mode": "systems", "system": "tun", "system2": "kurs"})
     assert set(res.gaps["system"]) == {"tun", "kurs"} == set(res.aligned["system"])
@@ -325,7 +327,7 @@ def test_fighter_of_is_the_cli_fighter():
 
 def test_a_dropdown_keeps_a_value_from_the_link_it_does_not_offer():
     """A dropdown would drop the value and rewrite the link; the value stays and the page says what is wrong."""
-    from analysis.app.controls import system_select
+    from analysis.front.app.controls import system_select
 
     dropdown = system_select("system", {"system": "nowhere"}, "en").children[1]
     assert dropdown.value == "nowhere" and "nowhere" in [o["value"] for o in dropdown.options]

@@ -12,14 +12,20 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from analysis import balance, budget
-from analysis.balance import (design, equiv, equiv_fight, equiv_table, figure_distance, parse_vary, rule_alternatives,
-                              tune, tune_table, variants, worth)
-from analysis.cli import main
-from analysis.fighters import archetypes, load_fighter
-from analysis.params import Bool, Choice, DicelabError, Int, ParamError, param
-from analysis.system import SYSTEM_IDS, get_system
-from analysis.tables import success_table
+from analysis.base.params import Bool, Choice, DicelabError, Int, ParamError, param
+from analysis.fights import budget
+from analysis.fights.fighters import archetypes, load_fighter
+from analysis.front.cli import main
+from analysis.present.tables import success_table
+from analysis.systems import SYSTEM_IDS, get_system
+from analysis.tools import curve, duels
+from analysis.tools import variants as variants_mod
+from analysis.tools.design import design, parse_vary
+from analysis.tools.duels import figure_distance
+from analysis.tools.equiv import equiv, equiv_fight, equiv_table
+from analysis.tools.tune import tune, tune_table
+from analysis.tools.variants import rule_alternatives, variants
+from analysis.tools.worth import worth
 from tests import brute
 
 SYSTEMS = [get_system(s) for s in SYSTEM_IDS]
@@ -136,7 +142,7 @@ def test_tune_table_matches_tune(system):
 
 # ------------------------------------------------------------------ equiv
 def table_values(system, rules, args):
-    return sorted(balance._cases_at(system, rules, args))
+    return sorted(curve.cases_at(system, rules, args))
 
 
 @pytest.mark.parametrize("system", SYSTEMS, ids=IDS)
@@ -420,16 +426,16 @@ def test_the_time_estimate_is_the_calibrated_rate_over_the_states():
     points = budget.COSTS["tristat"].points
     want = sum(budget.MARGIN * float(np.interp(budget.duel_states(tri, *job), [p[0] for p in points],
                                                 [p[2] for p in points])) for job in jobs)
-    assert balance.estimate_seconds(tri, jobs) == pytest.approx(want, rel=1e-12)
+    assert duels.estimate_seconds(tri, jobs) == pytest.approx(want, rel=1e-12)
     many = jobs * 100  # past the sample: estimated from a random sample of the jobs
-    assert balance.estimate_seconds(tri, many) == pytest.approx(100 * want, rel=0.1)
+    assert duels.estimate_seconds(tri, many) == pytest.approx(100 * want, rel=0.1)
 
 
 def test_a_search_past_the_budget_is_refused_before_it_starts(monkeypatch):
     tri = get_system("tristat")
     a = load_fighter(tri, "veteran")
     calls = []
-    monkeypatch.setattr(balance, "_solve_one", lambda *args: calls.append(args))
+    monkeypatch.setattr(duels, "_solve_one", lambda *args: calls.append(args))
     with pytest.raises(DicelabError, match=r"design: about [\d.]+ s of exact duels \(estimated\); allowed: at most "
                                            r"0.01 s; --budget \d+ allows it"):
         design(tri, tri.rules(), a, a, "weapon_damage=0..40", rounds=3, lethality=0.1, workers=1, budget=0.01)
@@ -511,7 +517,7 @@ def test_variants_ranks_each_policy_of_a_against_the_plain_b():
     a = system.Fighter(body=5, mind=4, soul=4, weapon_damage=10)
     b = system.Fighter(body=5, mind=5, soul=4, weapon_damage=10, armor=2)
     rep = variants(system, a=a, b=b, workers=1)
-    own = [label for _, _, label in balance.alternatives(get_system("tristat").Fighter.specs("policy"), a)]
+    own = [label for _, _, label in variants_mod.alternatives(get_system("tristat").Fighter.specs("policy"), a)]
     assert own and sorted(p.label for p in rep.policies) == sorted(["attack_bonus=1", "attack_bonus=2",
                                                                     "attack_bonus=3", *own])
     base = system.duel(system.rules(), a, b).solution
@@ -533,13 +539,13 @@ def test_every_policy_of_a_real_system_is_ranked(system):
     names = list(archetypes(system.id))
     a, b = load_fighter(system, names[0]), load_fighter(system, names[1])
     rep = variants(system, a=a, b=b, workers=1)
-    want = [label for _, _, label in balance.alternatives(system.Fighter.specs("policy"), a)]
+    want = [label for _, _, label in variants_mod.alternatives(system.Fighter.specs("policy"), a)]
     assert sorted(p.label for p in rep.policies) == sorted(want)
 
 
 def test_cli_variants_prints_the_policy_table(capsys, monkeypatch):
     system = policy_system()
-    from analysis.cli import balance as cli_balance
+    from analysis.front.cli import balance as cli_balance
 
     monkeypatch.setattr(cli_balance, "get_system", lambda sid: system)
     code, out, err = run(capsys, "variants", "tristat", "--a", "body=5,weapon_damage=10", "--b", "body=5,armor=2",
@@ -569,9 +575,9 @@ def test_tune_messages_keep_the_digits_that_make_them_true(capsys):
     assert code == 2 and "P(success) >= 0.9999999:" in err and "P(success) >= 1" not in err
     assert f"the ceiling is P = {35 / 36:.6f}" in err
     for p in (1 - 1e-9, 1 - 3e-12, 2e-10, 0.5):
-        shown = balance.show_p(p)
+        shown = curve.show_p(p)
         assert (float(shown) < 1) and (float(shown) > 0) and len(shown.split(".")[1]) >= 6
-    assert balance.show_p(1.0) == "1.000000" and balance.show_p(0.0) == "0.000000"
+    assert curve.show_p(1.0) == "1.000000" and curve.show_p(0.0) == "0.000000"
 
 
 def test_cli_tune_table_with_p_is_refused(capsys):
@@ -582,7 +588,7 @@ def test_cli_tune_table_with_p_is_refused(capsys):
 def test_a_variant_that_ends_an_endless_fight_has_an_infinite_rounds_effect():
     """A reading under which a never-ending fight ends (or the reverse) is an infinitely large change in the
     rounds' log ratio, in the direction it goes; two endless fights do not differ."""
-    from analysis.balance import DuelFigures
+    from analysis.tools.duels import DuelFigures
 
     ends = DuelFigures(0.5, 0.5, 0.0, 0.1, 5.0, 0.0, 0.05, 0.05)
     endless = DuelFigures(0.0, 0.0, 0.0, 0.0, math.inf, 1.0, 0.0, 0.0)

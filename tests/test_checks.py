@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis.system import SYSTEM_IDS, get_system
-from analysis.systems import kurs, onesix, tristat, tun
+from analysis.systems import SYSTEM_IDS, get_system, kurs, onesix, tristat, tun
 from tests import brute
 from tests.brute import close, pmf_close
 

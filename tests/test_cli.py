@@ -12,7 +12,7 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from analysis.cli import main
+from analysis.front.cli import main
 from tests import brute
 from tests.brute import close, pmf_close
 
@@ -339,7 +339,7 @@ def test_inf_refused_in_an_optional_number(capsys):
 
 
 def test_probability_printed_with_enough_digits():
-    from analysis.tables import prob
+    from analysis.present.tables import prob
 
     for p in (1 - 1e-7, 1 - 1e-12, 1e-9, 3e-7):
         assert float(prob(p)) not in (0.0, 1.0)
@@ -372,12 +372,12 @@ def test_usage_error_hint_names_the_command_and_system(capsys):
 
 
 def test_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
-    import analysis.cli.checks
+    import analysis.front.cli.checks
 
     def broken(ns):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(analysis.cli.checks, "run_check", broken)
+    monkeypatch.setattr(analysis.front.cli.checks, "run_check", broken)
     monkeypatch.delenv("DICELAB_DEBUG", raising=False)
     code, out, err = run(capsys, "check", "tristat")
     assert code == 1 and out == ""
@@ -389,12 +389,12 @@ def test_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
 
 
 def test_ctrl_c_exits_130(capsys, monkeypatch):
-    import analysis.cli.checks
+    import analysis.front.cli.checks
 
     def interrupted(ns):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(analysis.cli.checks, "run_check", interrupted)
+    monkeypatch.setattr(analysis.front.cli.checks, "run_check", interrupted)
     code, _, err = run(capsys, "check", "tristat")
     assert code == 130 and err == "dicelab check tristat: interrupted\n"
 
@@ -430,7 +430,7 @@ def test_closed_pipe_is_quiet():
     (["duel", "tristat", "--help"], ("pandas", "scipy", "numba")),
 ])
 def test_start_up_imports_nothing_heavy(argv, heavy):
-    code = ("import sys; from analysis.cli import main; rc = main(sys.argv[1:]); "
+    code = ("import sys; from analysis.front.cli import main; rc = main(sys.argv[1:]); "
             f"print(repr(sorted(m for m in {heavy!r} if m in sys.modules)), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -438,7 +438,7 @@ def test_start_up_imports_nothing_heavy(argv, heavy):
 
 
 def test_lazy_parser_has_the_same_options_as_the_full_one():
-    from analysis.cli import build_parser
+    from analysis.front.cli import build_parser
 
     def options(parser, path):
         for word in path:

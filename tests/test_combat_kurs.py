@@ -12,11 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.cli import main
-from analysis.fighters import archetypes, load_fighter
-from analysis.params import DicelabError
-from analysis.system import get_system
-from analysis.systems import kurs
+from analysis.base.params import DicelabError
+from analysis.fights.fighters import archetypes, load_fighter
+from analysis.front.cli import main
+from analysis.systems import get_system, kurs
 
 SYSTEM = get_system("kurs")
 FACES = {"default": (-2, -1, 0, 0, 1, 2), "fudge": (-1, 0, 1), "d5": (-2, -1, 0, 1, 2)}
@@ -837,7 +836,7 @@ def test_house_rules_file_reaches_the_duel(tmp_path, capsys):
 def test_the_example_house_rules_file():
     from pathlib import Path
 
-    from analysis.house_rules import load_rules, ruleset
+    from analysis.tools.house_rules import load_rules, ruleset
 
     path = Path(__file__).resolve().parent.parent / "examples" / "house_rules" / "fudge_kurs.toml"
     rules = ruleset(SYSTEM, load_rules(path))

@@ -11,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.cli import main
-from analysis.fighters import archetypes, load_fighter
-from analysis.system import get_system
-from analysis.systems import onesix
+from analysis.fights.fighters import archetypes, load_fighter
+from analysis.front.cli import main
+from analysis.systems import get_system, onesix
 from tests.brute import onesix_2k
 
 SYSTEM = get_system("onesix")

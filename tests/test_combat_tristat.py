@@ -10,11 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.cli import main
-from analysis.fighters import archetypes, load_fighter
-from analysis.params import DicelabError, ParamError
-from analysis.system import get_system
-from analysis.systems import tristat
+from analysis.base.params import DicelabError, ParamError
+from analysis.fights.fighters import archetypes, load_fighter
+from analysis.front.cli import main
+from analysis.systems import get_system, tristat
 from tests.brute import enumerate_dice
 
 SYSTEM = get_system("tristat")

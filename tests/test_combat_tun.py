@@ -12,11 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.cli import main
-from analysis.fighters import archetypes, load_fighter
-from analysis.params import DicelabError
-from analysis.system import get_system
-from analysis.systems import tun
+from analysis.base.params import DicelabError
+from analysis.fights.fighters import archetypes, load_fighter
+from analysis.front.cli import main
+from analysis.systems import get_system, tun
 from tests.brute import enumerate_dice, tun_rolls
 
 SYSTEM = get_system("tun")

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main
-from analysis.fighters import archetypes
-from analysis.house_compare import book_of, changes, compare_rules
-from analysis.house_rules import load_rules
-from analysis.params import DicelabError
-from analysis.report.config import load_baseline, load_setup, read_config
-from analysis.system import SYSTEM_IDS, get_system
+from analysis.base.params import DicelabError
+from analysis.fights.fighters import archetypes
+from analysis.front.cli import main
+from analysis.front.report.config import load_baseline, load_setup, read_config
+from analysis.systems import SYSTEM_IDS, get_system
+from analysis.tools.house_compare import book_of, changes, compare_rules
+from analysis.tools.house_rules import load_rules
 from tests import brute
 from tests.brute import close
 

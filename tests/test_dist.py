@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis.dist import Dist
+from analysis.engine.dist import Dist
 from tests.brute import enumerate_dice, onesix_chain, pmf_of
 
 faces_st = st.lists(st.integers(-6, 6), min_size=1, max_size=6)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.cli import main
+from analysis.front.cli import main
 
 BAD = [
     ("tristat", "body=50", ["body", "50", "1..40"]),
@@ -73,9 +73,9 @@ def test_a_fighter_file_naming_only_an_archetype_is_that_archetype(capsys, tmp_p
 
 @pytest.mark.parametrize("spec", ["", "   "])
 def test_the_library_refuses_an_empty_fighter(spec):
-    from analysis.fighters import load_fighter
-    from analysis.params import DicelabError
-    from analysis.system import get_system
+    from analysis.base.params import DicelabError
+    from analysis.fights.fighters import load_fighter
+    from analysis.systems import get_system
 
     with pytest.raises(DicelabError, match="is not allowed; allowed: an archetype name"):
         load_fighter(get_system("kurs"), spec)

@@ -31,10 +31,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.cli import build_parser, main
-from analysis.fighters import archetypes
-from analysis.params import Bool, Choice, Faces, Float, Int
-from analysis.system import SYSTEM_IDS, get_system
+from analysis.base.params import Bool, Choice, Faces, Float, Int
+from analysis.fights.fighters import archetypes
+from analysis.front.cli import build_parser, main
+from analysis.systems import SYSTEM_IDS, get_system
 
 EXAMPLES = int(os.environ.get("DICELAB_FUZZ_EXAMPLES", "12"))
 RANDOM = os.environ.get("DICELAB_FUZZ_RANDOM", "") not in ("", "0")

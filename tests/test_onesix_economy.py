@@ -9,10 +9,9 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from analysis.fighters import load_fighter
-from analysis.system import get_system
-from analysis.systems import onesix
-from analysis.systems import onesix_timing as timing
+from analysis.fights.fighters import load_fighter
+from analysis.systems import get_system, onesix
+from analysis.systems.onesix import steps as timing
 from tests.brute import onesix_chain
 
 SYSTEM = get_system("onesix")

@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from analysis.cli import main
-from analysis.params import ParamError
+from analysis.base.params import ParamError
+from analysis.front.cli import main
 from analysis.systems import onesix
 from tests.brute import convolve, onesix_2k, onesix_chain
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import analysis.files
-from analysis.cli import main
+import analysis.base.files
+from analysis.front.cli import main
 
 ROOT = os.geteuid() == 0
 
@@ -50,7 +50,7 @@ def unwritable(monkeypatch):
             return False
         return real(path, mode, *args, **kwargs)
 
-    monkeypatch.setattr(analysis.files.os, "access", access)
+    monkeypatch.setattr(analysis.base.files.os, "access", access)
 
     def deny(path: Path) -> None:
         path.chmod(path.stat().st_mode & ~0o222)
@@ -158,7 +158,7 @@ def test_a_failed_write_is_one_line_and_leaves_nothing(capsys, tmp_path, monkeyp
     def full(*args):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(analysis.files.os, "replace", full)
+    monkeypatch.setattr(analysis.base.files.os, "replace", full)
     refused(capsys, ["table", "kurs", "--out", str(tmp_path / "t.md")], "cannot be written", "No space left")
     assert tree(tmp_path) == {}
 
@@ -220,7 +220,7 @@ def test_fighter_file_without_read_permission(capsys, tmp_path, monkeypatch):
         def denied(*args, **kwargs):
             raise PermissionError(13, "Permission denied")
 
-        monkeypatch.setattr(analysis.files, "open", denied, raising=False)
+        monkeypatch.setattr(analysis.base.files, "open", denied, raising=False)
     duel_with(capsys, path, "permission denied")
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from analysis.pool import WATCH_EVERY, check_workers, max_workers
+from analysis.base.pool import WATCH_EVERY, check_workers, max_workers
 
 GRACE = 10.0
 """Seconds the group has to be gone after the parent is killed."""
@@ -52,7 +52,7 @@ def group(pgid: int) -> list[psutil.Process]:
 
 
 def start(argv: list[str]) -> subprocess.Popen:
-    code = "import sys; from analysis.cli import main; sys.exit(main())"
+    code = "import sys; from analysis.front.cli import main; sys.exit(main())"
     return subprocess.Popen([sys.executable, "-c", code, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
 
@@ -121,7 +121,7 @@ def test_too_many_workers_is_one_line_and_nothing_runs(tmp_path, argv):
     config = tmp_path / "sweep.toml"
     config.write_text(SWEEP, encoding="utf-8")
     argv = [str(config) if a == "CONFIG" else str(tmp_path / "o.parquet") if a == "OUT" else a for a in argv]
-    done = subprocess.run([sys.executable, "-c", "import sys; from analysis.cli import main; sys.exit(main())", *argv],
+    done = subprocess.run([sys.executable, "-c", "import sys; from analysis.front.cli import main; sys.exit(main())", *argv],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
     assert "workers = 100000 is not allowed; allowed: at most" in done.stderr

@@ -19,17 +19,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import compare, lethality, plots
-from analysis.chart import Chart
-from analysis.cli import main
-from analysis.compare import fifty_point, success_curves
-from analysis.i18n import odds, percent, system_name
-from analysis.params import DicelabError
-from analysis.report import ITEMS, SECTIONS, build_report, compute
-from analysis.report import findings
-from analysis.report.config import load_setup
-from analysis.setup import Setup
-from analysis.system import SYSTEM_IDS, get_system
+from analysis.base.params import DicelabError
+from analysis.fights import lethality
+from analysis.fights.setup import Setup
+from analysis.front.cli import main
+from analysis.front.report import ITEMS, SECTIONS, build_report, compute, findings
+from analysis.front.report.config import load_setup
+from analysis.present import plots
+from analysis.present.chart import Chart
+from analysis.present.i18n import odds, percent, system_name
+from analysis.systems import SYSTEM_IDS, get_system
+from analysis.tools import compare
+from analysis.tools.compare import fifty_point, success_curves
 from tests import brute
 from tests.brute import close
 
@@ -172,13 +173,13 @@ def test_tactics_cover_every_policy_and_say_which_are_refused():
     """Generic over the fighters' policy fields: one row per other value; a fighter who stops defending in ТУН
     gives up its Body defense, which can only cost it; an option the rules refuse for this fighter is noted."""
     df = compare.policy_effects()
-    from analysis.system import all_systems
+    from analysis.systems import all_systems
+    from analysis.tools.variants import alternatives
 
     setup = Setup.build()
-    expected = [(s.id, f"{name}={value}") for s in all_systems() for name in s.Fighter.specs("policy")
-                for value in compare.alternatives(s.Fighter.specs()[name], getattr(setup.fighters(s.id)[0], name))]
-    assert [(s, o.replace("True", "true").replace("False", "false")) for s, o in expected] == \
-        list(zip(df["system"], df["option"]))
+    expected = [(s.id, label) for s in all_systems()
+                for _, _, label in alternatives(s.Fighter.specs("policy"), setup.fighters(s.id)[0])]
+    assert expected == list(zip(df["system"], df["option"]))
     undefended = df[df["option"] == "defends=false"].iloc[0]
     assert undefended["d_p_a_wins"] < -0.1
     said = {f.key: f for f in findings.tactics({"policies": df}, "en")}
@@ -337,7 +338,7 @@ def test_compare_draws_every_figure_against_a_baseline(tmp_path):
 
 def test_captions_name_the_model_and_every_reading(tmp_path):
     setup = Setup.build(rules={"tristat": {"die": 8}, "kurs": {"defense_clamp": "false"}})
-    from analysis.report import caption
+    from analysis.front.report import caption
 
     check = caption(next(i for i in ITEMS if i.name == "success_curves"), setup, "en")
     assert "Exact" in check and "die=8" in check and "defense_clamp=false" in check and "book's rules" in check
@@ -356,7 +357,7 @@ def test_variant_effects_share_one_signed_scale_per_measure(tables):
         assert lo <= values.min() and hi >= values.max() and lo <= 0 <= hi
         assert panel.categories == tuple(f"{plots.label('en', 'short', s)}: {r}" for s, r in zip(v["system"], v["variant"]))
     assert (v["check_shift"] < 0).any() and (v["check_shift"] > 0).any()
-    from analysis.balance import rule_alternatives
+    from analysis.tools.variants import rule_alternatives
 
     expected = [(s, label) for s in SYSTEM_IDS for _, _, label in rule_alternatives(get_system(s), get_system(s).rules())]
     assert list(zip(v["system"], v["variant"])) == expected
@@ -375,7 +376,7 @@ def test_integer_axes_get_integer_ticks(tables):
 
 
 def test_crits_table_tells_zero_from_not_applicable(tables):
-    from analysis.report.page import cell
+    from analysis.front.report.page import cell
 
     crits = tables["crits"]
     onesix = crits[crits["system"] == "onesix"].iloc[0]
@@ -388,7 +389,7 @@ def test_crits_table_tells_zero_from_not_applicable(tables):
 
 
 def test_plotting_picks_no_backend():
-    code = ("import sys; import analysis.plots, analysis.report, analysis.chart as c; "
+    code = ("import sys; import analysis.present.plots, analysis.front.report, analysis.present.chart as c; "
             "c.Chart('x', 'x', (c.Panel((c.Trace((0, 1), (0, 1), 'a'),)),)).png(); "
             "print('matplotlib.pyplot' in sys.modules)")
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
@@ -440,8 +441,8 @@ def test_report_rejects_an_unknown_language(tmp_path):
 
 def test_every_rule_field_has_a_russian_explanation():
     """The Russian report explains every variant, constant, option and fighter field it may name."""
-    from analysis.i18n import field_text
+    from analysis.present.i18n import field_text
 
     missing = [(s, i.name) for s in SYSTEM_IDS for cls in (get_system(s).Rules, get_system(s).Fighter)
                for i in cls.describe() if not re.search("[а-я]", field_text("ru", s, i.name, i.help))]
-    assert not missing, f"add to analysis/i18n.py FIELDS_RU: {missing}"
+    assert not missing, f"add to analysis/present/i18n.py FIELDS_RU: {missing}"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main
-from analysis.rules_docs import RULES_DIR, read_page, rules_page
-from analysis.system import SYSTEM_IDS, get_system
+from analysis.front.cli import main
+from analysis.present.rules_docs import RULES_DIR, read_page, rules_page
+from analysis.systems import SYSTEM_IDS, get_system
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,15 +53,15 @@ def test_rules_prints_the_index():
 
 
 def test_the_report_cites_the_reference_not_outside_files(tmp_path):
-    from analysis.report import build_report
+    from analysis.front.report import build_report
 
     build_report(tmp_path, sections=("rules",))
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert "docs/rules/tun.md" in page
     seeds = [get_system(s).seed for s in SYSTEM_IDS]
     assert "RULES.md" not in page and not any(seed in page for seed in seeds)
-    for path in ("analysis/report/__init__.py", "analysis/report/findings.py", "analysis/plots.py",
-                 "analysis/i18n.py", "analysis/compare.py", "analysis/lethality.py", "analysis/cli/rules.py",
-                 "analysis/cli/compare.py", "analysis/house_compare.py"):
+    for path in ("analysis/front/report/__init__.py", "analysis/front/report/findings.py", "analysis/present/plots.py",
+                 "analysis/present/i18n.py", "analysis/tools/compare.py", "analysis/fights/lethality.py", "analysis/front/cli/rules.py",
+                 "analysis/front/cli/compare.py", "analysis/tools/house_compare.py"):
         text = (ROOT / path).read_text(encoding="utf-8")
         assert "RULES.md" not in text and not any(seed in text for seed in seeds), path

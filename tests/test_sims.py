@@ -12,10 +12,10 @@ import time
 import numpy as np
 import pytest
 
-from analysis.cli import main
-from analysis.fighters import load_fighter
-from analysis.params import DicelabError
-from analysis.system import SYSTEM_IDS, get_system
+from analysis.base.params import DicelabError
+from analysis.fights.fighters import load_fighter
+from analysis.front.cli import main
+from analysis.systems import SYSTEM_IDS, get_system
 from sims.api import options_for, simulate_check, simulate_duel
 from sims.engine import CHUNK, Stopped, run_chunks, seed_sequence
 
@@ -90,7 +90,7 @@ def test_simulated_duels_agree_with_the_exact_chain(system_id):
 @pytest.mark.parametrize("model", ["full", "exact"])
 @pytest.mark.parametrize("system_id", SYSTEM_IDS)
 def test_both_models_run_every_archetype_pairing(system_id, model):
-    from analysis.fighters import archetypes
+    from analysis.fights.fighters import archetypes
 
     system = get_system(system_id)
     names = list(archetypes(system_id))
@@ -230,7 +230,7 @@ def test_an_interrupted_simulation_reports_what_finished(monkeypatch):
 
 
 def test_ctrl_c_on_the_command_line_prints_the_trials_so_far():
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from analysis.cli import main; sys.exit(main())",
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from analysis.front.cli import main; sys.exit(main())",
                              "sim", "tristat", "--a", "veteran", "--b", "trained", "--n", "4000000000", "--seed", "3",
                              "--workers", "2", "--json", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -275,7 +275,7 @@ def test_progress_hears_every_trial():
 
 def test_a_cold_kernel_cache_says_so_once(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    argv = [sys.executable, "-c", "import sys; from analysis.cli import main; sys.exit(main())", "sim-check", "tun",
+    argv = [sys.executable, "-c", "import sys; from analysis.front.cli import main; sys.exit(main())", "sim-check", "tun",
             "--n", "1000", "--seed", "1", "--workers", "2"]
     cold = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
     warm = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.fighters import load_fighter
-from analysis.system import get_system
-from analysis.systems import kurs
+from analysis.fights.fighters import load_fighter
+from analysis.systems import get_system, kurs
 from sims import kurs as sim_kurs
 from sims.api import simulate_check, simulate_duel
 from sims.results import HIST, HIST_OFFSET, proportion

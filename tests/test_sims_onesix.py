@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from analysis.fighters import load_fighter
-from analysis.params import ParamError
-from analysis.system import get_system
+from analysis.base.params import ParamError
+from analysis.fights.fighters import load_fighter
+from analysis.systems import get_system
 from sims.api import options_for, simulate_check, simulate_duel
 
 SYSTEM = get_system("onesix")

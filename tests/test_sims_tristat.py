@@ -7,11 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from analysis.cli import main
-from analysis.fighters import load_fighter
-from analysis.params import DicelabError, ParamError
-from analysis.system import get_system
-from analysis.systems import tristat
+from analysis.base.params import DicelabError, ParamError
+from analysis.fights.fighters import load_fighter
+from analysis.front.cli import main
+from analysis.systems import get_system, tristat
 from sims.api import simulate_check, simulate_duel
 
 SYSTEM = get_system("tristat")

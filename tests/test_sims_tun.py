@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.fighters import load_fighter
-from analysis.system import get_system
-from analysis.systems import tun
+from analysis.fights.fighters import load_fighter
+from analysis.systems import get_system, tun
 from sims import tun as sim_tun
 from sims.api import simulate_duel
 from sims.engine import run_chunks

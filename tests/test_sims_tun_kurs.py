@@ -7,10 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from analysis.fighters import load_fighter
-from analysis.params import DicelabError
-from analysis.system import get_system
-from analysis.systems import kurs, tun
+from analysis.base.params import DicelabError
+from analysis.fights.fighters import load_fighter
+from analysis.systems import get_system, kurs, tun
 from sims import kurs as sim_kurs
 from sims import tun as sim_tun
 from sims.api import simulate_check, simulate_duel

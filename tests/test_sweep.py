@@ -16,13 +16,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis import __version__, sweep
-from analysis.cli import main
-from analysis.sweep import output, work
-from analysis.compare import success_curves
-from analysis.fighters import load_fighter
-from analysis.params import DicelabError
-from analysis.system import SYSTEM_IDS, get_system
+from analysis import __version__
+from analysis.base.params import DicelabError
+from analysis.fights.fighters import load_fighter
+from analysis.front import sweep
+from analysis.front.cli import main
+from analysis.front.sweep import output, work
+from analysis.systems import SYSTEM_IDS, get_system
+from analysis.tools.compare import success_curves
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sweeps"
 
@@ -146,7 +147,7 @@ def test_check_sweep_writes_tidy_parquet_and_csv(tmp_path, capsys):
 
 
 def test_report_configs_reproduce_the_check_figures(tmp_path):
-    from analysis.compare import dice_families
+    from analysis.tools.compare import dice_families
 
     for name, reference in (("report_success_curves", success_curves()), ("report_dice_families", dice_families())):
         out = tmp_path / f"{name}.parquet"
@@ -171,7 +172,7 @@ def test_example_configs_are_valid():
 
 @pytest.mark.parametrize("name", ["skill_gap_duels", "tristat_duel_lethality"])
 def test_lethality_configs_hold_the_reports_skill_gap_duels(name):
-    from analysis import lethality
+    from analysis.fights import lethality
 
     expanded = sweep.expand(sweep.load_config(EXAMPLES / f"{name}.toml"))
     diagonals: dict[str, dict[int, sweep.Case]] = {}
@@ -258,7 +259,7 @@ def test_interrupt_keeps_finished_cases_and_resume_computes_the_rest(tmp_path, m
 
 
 def _start(config: Path, out: Path, *extra: str) -> subprocess.Popen:
-    code = "import sys; from analysis.cli import main; sys.exit(main())"
+    code = "import sys; from analysis.front.cli import main; sys.exit(main())"
     return subprocess.Popen([sys.executable, "-c", code, "sweep", str(config), "--out", str(out), "--workers", "1",
                              "--quiet", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

@@ -27,14 +27,23 @@ from itertools import product
 from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
-from .._lazy import sp
 
-from .. import markov
-from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize
-from ..dist import Dist
-from ..params import Bool, Choice, Faces, FighterBase, Int, ParamError, Validated, param
-from ..results import CheckResult, OpposedResult, Outcomes
-from ..system import System
+from analysis.base.lazy import sp
+from analysis.base.params import Bool, Choice, Faces, FighterBase, Int, ParamError, Validated, param
+from analysis.engine import markov
+from analysis.engine.combat import (
+    Branch,
+    DuelResult,
+    DuelRules,
+    ExchangeResult,
+    Resolution,
+    describe_fighter,
+    summarize,
+)
+from analysis.engine.dist import Dist
+from analysis.engine.registry import register
+from analysis.engine.results import CheckResult, OpposedResult, Outcomes
+from analysis.engine.system import System
 
 DK_PRESETS = {"default": (-2, -1, 0, 0, 1, 2), "fudge": (-1, 0, 1), "d5": (-2, -1, 0, 1, 2)}
 LADDER = {0: "Нормально", 1: "Неплохо", 2: "Хорошо", 3: "Очень хорошо", 4: "Отлично", 5: "Великолепно"}
@@ -58,7 +67,7 @@ class Row(Faces):
     >>> Row(names=("a", "b"), bounds=((1, 9), (1, 9)), increasing=True).validate("t", [3, 3])
     Traceback (most recent call last):
     ...
-    analysis.params.ParamError: t = (3, 3) is not allowed; allowed: a list of 2 integers (a 1..9, b 1..9), strictly increasing
+    analysis.base.params.ParamError: t = (3, 3) is not allowed; allowed: a list of 2 integers (a 1..9, b 1..9), strictly increasing
     """
 
     names: tuple[str, ...] = ()
@@ -848,7 +857,7 @@ def _need(rolls: Mapping[str, int], name: str) -> int:
     return rolls[name]
 
 
-SYSTEM = System(
+SYSTEM = register(System(
     id="kurs",
     title="K.U.R.S.",
     title_ru="К.У.Р.С.",
@@ -868,4 +877,4 @@ SYSTEM = System(
     combat_skills=("attack_skill", "defense_skill"),
     levels={"out": "«Недееспособен» marked", "dying": "«При смерти» marked", "dead": None},
     duel_states=duel_states,
-)
+))

@@ -19,13 +19,22 @@ from typing import Any, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
-from .. import markov
-from .._lazy import sp
-from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, describe_fighter, summarize
-from ..dist import Dist
-from ..params import Bool, Choice, DicelabError, Faces, FighterBase, Int, ParamError, Validated, param
-from ..results import CheckResult, OpposedResult, Outcomes
-from ..system import System
+from analysis.base.lazy import sp
+from analysis.base.params import Bool, Choice, DicelabError, Faces, FighterBase, Int, ParamError, Validated, param
+from analysis.engine import markov
+from analysis.engine.combat import (
+    Branch,
+    DuelResult,
+    DuelRules,
+    ExchangeResult,
+    Resolution,
+    describe_fighter,
+    summarize,
+)
+from analysis.engine.dist import Dist
+from analysis.engine.registry import register
+from analysis.engine.results import CheckResult, OpposedResult, Outcomes
+from analysis.engine.system import System
 
 DICE = (4, 6, 8, 10, 12, 20)
 HEROISM = {4: "subhuman", 6: "human", 8: "post-human", 10: "superhuman", 12: "inhuman", 20: "godlike"}
@@ -673,7 +682,7 @@ def _need(rolls: Mapping[str, int], name: str) -> int:
     return rolls[name]
 
 
-SYSTEM = System(
+SYSTEM = register(System(
     id="tristat",
     title="Tri-Stat dX",
     title_ru="Tri-Stat dX",
@@ -695,4 +704,4 @@ SYSTEM = System(
     levels={"out": "Health < 0: «теряет сознание»", "dying": "Health <= -max Health: «при смерти»", "dead": None},
     round_seconds=5,
     duel_states=duel_states,
-)
+))

@@ -31,14 +31,24 @@ from importlib.resources import files
 from typing import Any, Iterator, Mapping
 
 import numpy as np
-from .._lazy import sp
 
-from .. import markov
-from ..combat import Branch, DuelRules, DuelResult, ExchangeResult, Resolution, branch_kernel, describe_fighter, summarize
-from ..dist import Dist
-from ..params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
-from ..results import CheckResult, OpposedResult, Outcomes
-from ..system import System
+from analysis.base.lazy import sp
+from analysis.base.params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
+from analysis.engine import markov
+from analysis.engine.combat import (
+    Branch,
+    DuelResult,
+    DuelRules,
+    ExchangeResult,
+    Resolution,
+    branch_kernel,
+    describe_fighter,
+    summarize,
+)
+from analysis.engine.dist import Dist
+from analysis.engine.registry import register
+from analysis.engine.results import CheckResult, OpposedResult, Outcomes
+from analysis.engine.system import System
 
 D6 = Dist.die(range(1, 7))
 DICE_MODES = ("3d6", "1d20", "1d6x3")
@@ -654,7 +664,7 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
                       dict(rolls), steps, bool(success), damage, damage, fields)
 
 
-SYSTEM = System(
+SYSTEM = register(System(
     id="tun",
     title="TUN",
     title_ru="ТУН",
@@ -677,4 +687,4 @@ SYSTEM = System(
             "dying": "trauma > 2 x volume: «не позднее чем через час… умирает»", "dead": None},
     round_seconds=4,
     duel_states=duel_states,
-)
+))

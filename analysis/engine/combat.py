@@ -1,0 +1,284 @@
+"""Combat results shared by every system: exchanges, resolutions and duels.
+
+A system describes one attack as a list of :class:`Branch` values (probability,
+kind, damage, the defender's next condition); :func:`summarize` turns them into
+an :class:`ExchangeResult`, and :func:`branch_kernel` into a Markov kernel.
+
+Kinds partition an exchange: ``miss`` (the attack failed), ``defended`` (the
+attack succeeded, the defense stopped it), ``graze`` (kurs: equal totals) and
+``hit`` (damage rolled, possibly 0 after armor); ``critical`` marks the hits
+that were criticals (counted in ``p_hit`` too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from analysis.base.lazy import sp
+from analysis.base.params import Choice, DicelabError, Int, Validated, param
+from analysis.engine.dist import Dist
+from analysis.engine.markov import Solution, Track, kernel
+from analysis.engine.registry import registered
+from analysis.engine.results import dist_to_json, house_rules_echo, strict
+
+KINDS = ("miss", "defended", "graze", "hit")
+LEVELS = ("out", "dying", "dead")
+AFTER_OUT = ("stop", "finish")
+
+
+@dataclass(frozen=True)
+class DuelRules(Validated):
+    """The duel options every system's ruleset shares (RULES.md section 5); systems subclass it."""
+
+    after_out: str = param("stop", Choice(AFTER_OUT), "stop at the first out, or finish: the other keeps attacking "
+                           "the helpless one until lethal_at or finish_attacks more attacks", kind="option")
+    lethal_at: str = param("dying", Choice(("dying", "dead")), "what counts as killed: dying (the level all four "
+                           "systems reach) or dead (explicit death only)", kind="option")
+    finish_attacks: int = param(10, Int(1, 100), "after_out=finish: at most this many attacks on the helpless one",
+                                kind="option")
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One way an attack can go."""
+
+    p: float
+    kind: str
+    damage: int
+    condition: int
+    critical: bool = False
+
+
+def describe_fighter(fighter: Any, rules: Any) -> dict[str, Any]:
+    """A fighter as echoed in every output: name, parameters and derived values."""
+    out: dict[str, Any] = {"name": getattr(fighter, "name", "")}
+    out.update(fighter.to_dict())
+    derived = fighter.derived(rules) if hasattr(fighter, "derived") else {}
+    if derived:
+        out["derived"] = derived
+    return out
+
+
+@dataclass(frozen=True)
+class ExchangeResult:
+    """One attack of A on B, exactly."""
+
+    system: str
+    variants: Mapping[str, Any]
+    attacker: Mapping[str, Any]
+    defender: Mapping[str, Any]
+    p_miss: float
+    p_defended: float
+    p_graze: float
+    p_hit: float
+    p_critical: float
+    damage: Dist
+    condition_after: Mapping[str, float]
+    notes: Sequence[str] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """System-specific figures (Tri-Stat: P(blocked), the stat-limit warnings...)."""
+
+    @property
+    def residual(self) -> float:
+        return self.damage.residual
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "system": self.system,
+            "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
+            "attacker": dict(self.attacker),
+            "defender": dict(self.defender),
+            "p_miss": self.p_miss,
+            "p_defended": self.p_defended,
+            "p_graze": self.p_graze,
+            "p_hit": self.p_hit,
+            "p_critical": self.p_critical,
+            "damage": dist_to_json(self.damage),
+            "mean_damage": self.damage.mean(),
+            "condition_after": dict(self.condition_after),
+            "residual": self.residual,
+            "notes": list(self.notes),
+            **self.extra,
+        }
+
+
+def summarize(system: str, rules: Any, attacker: Any, defender: Any, branches: Sequence[Branch],
+              track: Track, label: Callable[[Any], str], notes: Sequence[str] = ()) -> ExchangeResult:
+    """An :class:`ExchangeResult` from the branches of one attack."""
+    by_kind = {k: 0.0 for k in KINDS}
+    crit = 0.0
+    after: dict[str, float] = {}
+    dmg = np.array([b.damage for b in branches], dtype=np.int64)
+    probs = np.array([b.p for b in branches])
+    for b in branches:
+        by_kind[b.kind] += b.p
+        crit += b.p if b.critical else 0.0
+        name = label(track.labels[b.condition])
+        after[name] = after.get(name, 0.0) + b.p
+    residual = max(0.0, 1.0 - float(probs.sum()))
+    return ExchangeResult(
+        system=system,
+        variants=rules.to_dict(),
+        attacker=describe_fighter(attacker, rules),
+        defender=describe_fighter(defender, rules),
+        p_miss=by_kind["miss"],
+        p_defended=by_kind["defended"],
+        p_graze=by_kind["graze"],
+        p_hit=by_kind["hit"],
+        p_critical=crit,
+        damage=Dist._from_arrays(dmg, probs, residual),
+        condition_after=dict(sorted(after.items(), key=lambda kv: -kv[1])),
+        notes=tuple(notes),
+    )
+
+
+def branch_kernel(track: Track, branches: Callable[[int], Iterable[Branch]]) -> sp.csr_matrix:
+    """The Markov kernel over the defender's track from per-condition branches."""
+    return kernel(track, lambda i: ((b.p, b.condition) for b in branches(i)))
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """One exchange with the dice fixed: every step, and the result as fields."""
+
+    system: str
+    variants: Mapping[str, Any]
+    attacker: Mapping[str, Any]
+    defender: Mapping[str, Any]
+    rolls: Mapping[str, int]
+    steps: Sequence[str]
+    hit: bool
+    damage: int
+    marked: Any
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "system": self.system,
+            "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
+            "attacker": dict(self.attacker),
+            "defender": dict(self.defender),
+            "rolls": dict(self.rolls),
+            "steps": list(self.steps),
+            "hit": self.hit,
+            "damage": self.damage,
+            "marked": self.marked,
+        }
+        out.update(self.fields)
+        return out
+
+
+@dataclass(frozen=True)
+class DuelResult:
+    """A duel solved exactly as an absorbing Markov chain."""
+
+    system: str
+    variants: Mapping[str, Any]
+    a: Mapping[str, Any]
+    b: Mapping[str, Any]
+    order: str
+    solution: Solution
+    model: str = "exact"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """System-specific figures (Tri-Stat: P(still up) against total defence, the stat-limit warnings...)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.solution
+        out: dict[str, Any] = {
+            "system": self.system,
+            "model": self.model,
+            "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
+            "a": dict(self.a),
+            "b": dict(self.b),
+            "order": self.order,
+            "p_a_wins": s.p_a_wins,
+            "p_b_wins": s.p_b_wins,
+            "p_both_out": s.p_both_out,
+            "p_stalemate": s.p_stalemate,
+        }
+        out.update(level_fields(self.system, self.variants, {f"p_{x}_{lv}": getattr(s, f"p_{x}_{lv}")
+                                                               for x in "ab" for lv in LEVELS}))
+        out["mean_finish_attacks"] = s.finish_attacks
+        out.update(rounds_fields(s))
+        out["truncation"] = s.truncation
+        out["states"] = s.states
+        out["final"] = {f"{ka}/{kb}": v for (ka, kb), v in s.final.items()}
+        out.update(self.extra)
+        return strict(out)
+
+
+def level_fields(system_id: str, variants: Mapping[str, Any], p: Mapping[str, Any]) -> dict[str, Any]:
+    """The per-fighter outcome fields of a duel: P(out), P(dying), P(dead) and P(killed) of A and B.
+
+    ``p`` holds ``p_{a,b}_{out,dying,dead}`` (numbers, or Monte Carlo estimates
+    already turned into fields); a level the system lacks becomes ``None``,
+    with its reason under ``null_reasons``.  ``killed`` is the level named by
+    the ``lethal_at`` option; ``lethal_at`` and ``after_out`` are echoed.
+    """
+    system = registered(system_id)
+    lethal = variants.get("lethal_at", "dying")
+    out: dict[str, Any] = {"after_out": variants.get("after_out", "stop"), "lethal_at": lethal,
+                           "levels": {lv: system.levels.get(lv) for lv in LEVELS}}
+    reasons: dict[str, str] = {}
+    for side in "ab":
+        for level in LEVELS + ("killed",):
+            name = f"p_{side}_{level}"
+            source = f"p_{side}_{lethal if level == 'killed' else level}"
+            why = system.level_missing(lethal if level == "killed" else level)
+            if why:
+                out[name] = None
+                reasons[name] = why
+            else:
+                out[name] = p[source]
+    out["null_reasons"] = reasons
+    return out
+
+
+def rounds_fields(s: Solution) -> dict[str, Any]:
+    """Rounds to the first out, said plainly when a fight may never end (RULES.md section 5; strict JSON).
+
+    ``mean_rounds`` and ``median_rounds`` are over the fights that end
+    (``rounds_conditional`` says so when some never do); a quantile beyond the
+    computed part of the distribution is ``None`` with the round it is known
+    to exceed (``median_rounds_above``).
+    """
+    out: dict[str, Any] = {"rounds": {str(k): v for k, v in s.rounds.items()},
+                           "mean_rounds": s.mean_rounds, "median_rounds": s.median_rounds,
+                           "rounds_tail": s.rounds_tail, "never_ends": s.p_ends <= 0,
+                           "rounds_conditional": 0 < s.p_stalemate}
+    if s.median_rounds is None and s.p_ends > 0:
+        out["median_rounds_above"] = s.rounds_cut
+    out["rounds_note"] = never_ends_note(s.p_stalemate)
+    return out
+
+
+def never_ends_note(p_stalemate: float) -> str:
+    """A fight that may never end, in words.
+
+    >>> never_ends_note(1.0), never_ends_note(0.02), never_ends_note(0.0)
+    ('this fight never ends', '1 fight in 50 never ends; rounds are over the fights that end', '')
+    """
+    if p_stalemate >= 1 - 1e-12:
+        return "this fight never ends"
+    if p_stalemate > 0:
+        return f"1 fight in {1 / p_stalemate:,.0f} never ends; rounds are over the fights that end"
+    return ""
+
+
+def parse_rolls(text: Mapping[str, str], allowed: Sequence[str]) -> dict[str, int]:
+    """``--rolls`` values as integers, names checked against the system's roll names."""
+    out = {}
+    for name, value in text.items():
+        if name not in allowed:
+            raise DicelabError(f"rolls: {name} = {value!r} is not allowed; allowed: rolls named {', '.join(allowed)}")
+        try:
+            out[name] = int(value)
+        except ValueError:
+            raise DicelabError(f"rolls: {name} = {value!r} is not allowed; allowed: an integer") from None
+    return out

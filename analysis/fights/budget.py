@@ -1,0 +1,187 @@
+"""How big and how long: estimates of an exact duel's memory and of a batch of duels' time, made before any
+chain is built, and the guards that refuse what is past a budget.
+
+An exact duel's size is its chain's states: the system's own estimate
+(``System.duel_states``), or the product of the two fighters' track lengths
+when the system has none.  Memory and time grow with it at a rate measured
+per system by ``benchmarks/bench_memory.py calibrate`` (:data:`COSTS`).
+
+Limits: a duel's peak memory at most :data:`MAX_MEMORY_GB` (the environment
+variable ``DICELAB_MAX_MEMORY`` or an option such as ``--max-memory`` raises
+it); a balance tool's duels at most :data:`BUDGET_SECONDS` (``--budget``).
+
+>>> from analysis.systems import get_system
+>>> from analysis.fights.fighters import load_fighter
+>>> tri = get_system("tristat")
+>>> vet = load_fighter(tri, "veteran")
+>>> duel_states(tri, tri.rules(), vet, vet) > 0
+True
+>>> check_duel(tri, tri.rules(), vet, vet)
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from analysis.base.params import DicelabError, ParamError
+from analysis.engine.system import System
+
+GB = 1 << 30
+MAX_MEMORY_GB = 1.0
+"""The default ceiling on an exact duel's estimated peak memory (the process's, interpreter included)."""
+MEMORY_ENV = "DICELAB_MAX_MEMORY"
+BUDGET_SECONDS = 60.0
+"""The default ceiling on the estimated time of a balance tool's duels (design, variants, equiv over fights)."""
+MARGIN = 1.05
+"""Estimates are raised by this factor over the measured duels (their peaks vary a little from run to run)."""
+MB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A system's measured exact duels: ``(chain states, peak MB of the process, CPU seconds)``, smallest first.
+
+    A duel's cost is interpolated between them; below the smallest, memory is
+    the smallest's and time shrinks in proportion; past the largest, both grow
+    along the steepest rise measured, so a larger duel is never underestimated.
+
+    >>> c = Cost(((1000, 70.0, 0.01), (11000, 170.0, 0.11)))
+    >>> [round(v / MARGIN, 6) for v in (c.bytes(6000) / MB, c.seconds(21000), c.seconds(500), c.bytes(500) / MB)]
+    [120.0, 0.21, 0.005, 70.0]
+    """
+
+    points: tuple[tuple[int, float, float], ...]
+
+    def bytes(self, states: int) -> float:
+        """The estimated peak memory (bytes) of a duel of ``states`` chain states."""
+        return MARGIN * MB * _along([(x, mb) for x, mb, _ in self.points], states, flat_below=True)
+
+    def seconds(self, states: int) -> float:
+        """The estimated CPU seconds of a duel of ``states`` chain states."""
+        return MARGIN * _along([(x, t) for x, _, t in self.points], states, flat_below=False)
+
+
+def _along(points: list[tuple[int, float]], x: float, flat_below: bool) -> float:
+    """``y`` at ``x`` on the measured ``points``: interpolated, flat or proportional below, extrapolated along the
+    steepest rise above."""
+    (x0, y0), (xn, yn) = points[0], points[-1]
+    if x <= x0:
+        return y0 if flat_below else y0 * x / x0
+    if x >= xn:
+        rise = max([(y2 - y1) / (x2 - x1) for (x1, y1), (x2, y2) in zip(points, points[1:])] + [yn / xn])
+        return yn + rise * (x - xn)
+    return float(np.interp(x, [p[0] for p in points], [p[1] for p in points]))
+
+
+COSTS = {
+    "tristat": Cost(((6561, 70, 0.0278), (25921, 93, 0.101), (78961, 162, 0.341), (160801, 271, 0.885),
+                     (361201, 525, 2.29))),
+    "onesix": Cost(((202800, 273, 0.137), (428652, 273, 0.377), (762048, 316, 0.822), (1221132, 435, 2.54))),
+    "tun": Cost(((2888, 62, 0.0134), (5000, 65, 0.0419), (7688, 74, 0.0686), (10952, 97, 0.148))),
+    "kurs": Cost(((29282, 72, 0.054), (116162, 140, 0.486), (260642, 289, 1.1), (462722, 526, 2.96),
+                  (722402, 854, 5.39), (1039682, 1309, 6.87))),
+}
+"""Measured on the lab's 2-core machine by ``python benchmarks/bench_memory.py calibrate`` (CPU seconds, so a
+busy machine does not inflate them); the states are those :func:`duel_states` counts."""
+
+
+def duel_cost(system: System, states: int, what: str) -> float:
+    """``bytes`` or ``seconds`` of a duel of ``states`` chain states of ``system`` (a system not measured yet: the
+    dearest of those measured)."""
+    if system.id in COSTS:
+        return getattr(COSTS[system.id], what)(states)
+    return max(getattr(c, what)(states) for c in COSTS.values())
+
+
+def duel_states(system: System, rules: Any, a: Any, b: Any) -> int:
+    """The exact duel's chain states: the system's ``duel_states`` hook, else the product of the two fighters'
+    track lengths (``track(rules, fighter)`` of the system module, whatever of the two it takes)."""
+    if system.duel_states is not None:
+        return int(system.duel_states(rules, a, b))
+    track = getattr(importlib.import_module(f"analysis.systems.{system.id}"), "track", None)
+    if track is None:
+        raise DicelabError(f"{system.id}: no estimate of a duel's size (neither duel_states nor track)")
+    names = list(inspect.signature(track).parameters)
+    return math.prod(len(track(*(rules if name == "rules" else f for name in names))) for f in (a, b))
+
+
+def duel_bytes(system: System, rules: Any, a: Any, b: Any) -> float:
+    """The estimated peak memory of the process solving this duel."""
+    return duel_cost(system, duel_states(system, rules, a, b), "bytes")
+
+
+def max_memory(limit_gb: float | None = None) -> float:
+    """The memory ceiling in bytes: ``limit_gb``, else ``DICELAB_MAX_MEMORY`` (GB), else :data:`MAX_MEMORY_GB`."""
+    if limit_gb is None:
+        text = os.environ.get(MEMORY_ENV, "").strip()
+        if not text:
+            return MAX_MEMORY_GB * GB
+        try:
+            limit_gb = float(text)
+        except ValueError:
+            raise ParamError(MEMORY_ENV, text, "a number of GB > 0") from None
+        return check_positive(MEMORY_ENV, limit_gb, "a number of GB > 0") * GB
+    return check_positive("max_memory", limit_gb, "a number of GB > 0") * GB
+
+
+def check_positive(name: str, value: Any, allowed: str) -> float:
+    """A finite number > 0 (``inf`` and ``nan`` are refused)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ParamError(name, value, allowed)
+    return float(value)
+
+
+def check_duel(system: System, rules: Any, a: Any, b: Any, limit_gb: float | None = None,
+               option: str = f"{MEMORY_ENV}=GB") -> None:
+    """Refuse, before it starts, an exact duel whose estimated peak memory is past the ceiling; the message gives
+    the estimate and the ``option`` that allows it."""
+    need, limit = duel_bytes(system, rules, a, b), max_memory(limit_gb)
+    if need > limit:
+        states = duel_states(system, rules, a, b)
+        raise DicelabError(f"{system.id} duel too large: about {need / GB:.1f} GB ({states:,} chain states); allowed: "
+                           f"at most {limit / GB:g} GB; {option.replace('GB', f'{math.ceil(need / GB)}')} allows it, "
+                           "or the Monte Carlo `sim` runs it in flat memory")
+
+
+def duels_seconds(system: System, jobs: Iterable[tuple[Any, Any, Any]]) -> float:
+    """The estimated one-process time of exact duels ``(rules, a, b)``."""
+    return sum(duel_cost(system, duel_states(system, *job), "seconds") for job in jobs)
+
+
+def check_budget(what: str, seconds: float, workers: int, budget: float | None = None,
+                 option: str = "--budget SECONDS") -> float:
+    """The estimated wall time of ``seconds`` of work on ``workers`` processes, or a one-line refusal naming the
+    estimate and the ``option`` that allows it when past ``budget`` (default :data:`BUDGET_SECONDS`)."""
+    budget = BUDGET_SECONDS if budget is None else check_positive("budget", budget, "a number of seconds > 0")
+    wall = seconds / max(1, workers)
+    if wall > budget:
+        raise DicelabError(f"{what}: about {human(wall)} of exact duels (estimated); allowed: at most "
+                           f"{human(budget)}; {option.replace('SECONDS', str(math.ceil(wall * 1.5)))} allows it")
+    return wall
+
+
+def largest(system: System, jobs: Sequence[tuple[Any, Any, Any]]) -> tuple[Any, Any, Any] | None:
+    """The job with the most chain states (the one the memory ceiling must admit)."""
+    return max(jobs, key=lambda job: duel_states(system, *job), default=None)
+
+
+def human(seconds: float) -> str:
+    """A duration as a designer reads it.
+
+    >>> human(0.01), human(2.46), human(42), human(5400), human(9000)
+    ('0.01 s', '2.5 s', '42 s', '90 min', '2.5 h')
+    """
+    if seconds < 10:
+        return f"{seconds:.2g} s"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,195 @@
+"""The app's words in English and Russian, with the systems' own terms, and numbers as each language writes them.
+
+Field names come from the library (``Rules.describe()``, ``Fighter.describe()``...):
+a field without a Russian name here shows its identifier, so a field added to
+a system appears at once, named as on the command line.
+
+>>> t("ru", "p_success"), field_label("ru", "limit", "tun"), dice("ru", "3d6")
+('P(успеха)', 'Предел', '3к6')
+>>> number("ru", 0.5833333), percent("en", 0.5833333)
+('0,583333', '58.33%')
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from analysis.present.i18n import label
+
+UI: dict[str, dict[str, str]] = {
+    "en": {
+        "title": "dicelab", "subtitle": "the designer's workbench",
+        "checks": "Checks", "tune": "Tune", "duel": "Duel", "compare": "Compare", "design": "Design",
+        "system": "System", "language": "Language", "variants": "Rule readings (variants)",
+        "constants": "House rules (the book's numbers)", "options": "Duel options", "check": "Check",
+        "rules_file": "Load a rules file (.toml)", "fighter_a": "Fighter A", "fighter_b": "Fighter B",
+        "archetype": "archetype", "policies": "tactics (policies)",
+        "p_success": "P(success)", "p_critical": "P(critical)", "p_fumble": "P(fumble)", "residual": "residual",
+        "exactly": "exactly", "at_least": "at least", "at_most": "at most", "show": "Show",
+        "distribution": "Outcome distribution", "curve": "Success curve", "value": "value",
+        "probability": "probability", "download": "Download CSV",
+        "made_by": "Made by", "house_rules": "house rules", "none": "none (the book)",
+        "wish_p": "Wished P(success)", "tune_result": "Modifier needed", "tune_table": "The modifier for every P",
+        "equiv": "Translate a difficulty", "to_system": "To system",
+        "modifier": "modifier", "p_at": "P at it", "p_below": "P one below", "p_from": "P(success) here",
+        "p_to": "P(success) there", "equiv_table": "The whole range",
+        "method": "Method", "exact": "exact (Markov chain)", "mc": "Monte Carlo", "n": "trials (n)",
+        "seed": "seed", "model": "model", "mc_options": "Simulation options",
+        "p_a_wins": "P(A wins)", "p_b_wins": "P(B wins)", "p_both_out": "P(both out)",
+        "p_stalemate": "P(never ends)", "p_unfinished": "P(unfinished)", "outcomes": "Outcomes per fighter",
+        "out": "out", "dying": "dying", "dead": "dead", "killed": "killed",
+        "rounds": "Rounds to the first out", "round": "round", "mean_rounds": "mean rounds",
+        "median_rounds": "median rounds", "exchange": "One exchange", "attacks": "attacks",
+        "damage": "damage", "condition_after": "Defender's condition after it", "defender_track": "defender's track",
+        "p_miss": "P(miss)", "p_defended": "P(defended)", "p_graze": "P(graze)", "p_hit": "P(hit)",
+        "ci": "95% interval", "se": "SE", "not_defined": "not defined", "computing": "Computing…",
+        "elapsed": "elapsed", "cancel": "Cancel", "cancelled": "Cancelled.", "estimate": "estimate",
+        "mode": "Compare", "mode_variants": "two rule sets", "mode_fighters": "two pairings",
+        "mode_systems": "two systems (matched as in the report)", "setup1": "Setup 1", "setup2": "Setup 2",
+        "difference": "difference (2 − 1)", "check_table": "P(success) over the range",
+        "matched_duel": "Duel", "skill_gap": "Skill gap: A's combat skills raised by k",
+        "hit_edge": "hit edge", "p_death": "P(death)", "gap": "gap",
+        "vary": "Search (a.NAME=LO..HI, b.NAME=…, NAME=… for both)", "wish_rounds": "wished mean rounds",
+        "wish_lethality": "wished P(death)", "wish_pwin": "wished P(A wins) (optional)", "top": "settings shown", "settings": "settings", "distance": "distance", "setting": "setting",
+        "nothing_close": "No setting comes close: the nearest is {d:.2f} units away (one unit: 10 percentage "
+                         "points of a probability, or a factor 1.5 in mean rounds). Widen the ranges or vary "
+                         "other parameters.",
+        "skipped": "skipped", "ignored": "Unknown link parameters ignored: {keys}",
+        "error": "Error", "fifty": "modifier from the 50% point", "duel_of": "{a} (A) vs {b} (B)",
+    },
+    "ru": {
+        "title": "dicelab", "subtitle": "верстак разработчика правил",
+        "checks": "Проверки", "tune": "Подбор", "duel": "Поединок", "compare": "Сравнение", "design": "Дизайн",
+        "system": "Система", "language": "Язык", "variants": "Прочтения правил (варианты)",
+        "constants": "Домашние правила (числа книги)", "options": "Параметры поединка", "check": "Проверка",
+        "rules_file": "Загрузить файл правил (.toml)", "fighter_a": "Боец A", "fighter_b": "Боец B",
+        "archetype": "архетип", "policies": "тактика",
+        "p_success": "P(успеха)", "p_critical": "P(крита)", "p_fumble": "P(провала)", "residual": "остаток",
+        "exactly": "ровно", "at_least": "не меньше", "at_most": "не больше", "show": "Показать",
+        "distribution": "Распределение результата", "curve": "Кривая успеха", "value": "значение",
+        "probability": "вероятность", "download": "Скачать CSV",
+        "made_by": "Получено при", "house_rules": "домашние правила", "none": "нет (как в книге)",
+        "wish_p": "Желаемая P(успеха)", "tune_result": "Нужный модификатор", "tune_table": "Модификатор для каждой P",
+        "equiv": "Перевод сложности", "to_system": "В систему",
+        "modifier": "модификатор", "p_at": "P при нём", "p_below": "P на единицу ниже", "p_from": "P(успеха) здесь",
+        "p_to": "P(успеха) там", "equiv_table": "Весь диапазон",
+        "method": "Метод", "exact": "точно (цепь Маркова)", "mc": "Монте-Карло", "n": "испытаний (n)",
+        "seed": "зерно", "model": "модель", "mc_options": "Параметры симуляции",
+        "p_a_wins": "P(победы A)", "p_b_wins": "P(победы B)", "p_both_out": "P(выбыли оба)",
+        "p_stalemate": "P(бой не кончается)", "p_unfinished": "P(не закончен)", "outcomes": "Исходы для каждого бойца",
+        "out": "выбыл", "dying": "при смерти", "dead": "мёртв", "killed": "убит",
+        "rounds": "Раунды до первого выбывания", "round": "раунд", "mean_rounds": "раундов в среднем",
+        "median_rounds": "медиана раундов", "exchange": "Один обмен ударами", "attacks": "атакует",
+        "damage": "урон", "condition_after": "Состояние защитника после него", "defender_track": "трек защитника",
+        "p_miss": "P(промах)", "p_defended": "P(защитился)", "p_graze": "P(касание)", "p_hit": "P(попадание)",
+        "ci": "95% интервал", "se": "ст. ошибка", "not_defined": "не определено", "computing": "Считаю…",
+        "elapsed": "прошло", "cancel": "Отменить", "cancelled": "Отменено.", "estimate": "оценка",
+        "mode": "Сравнить", "mode_variants": "два набора правил", "mode_fighters": "две пары бойцов",
+        "mode_systems": "две системы (подобраны как в отчёте)", "setup1": "Вариант 1", "setup2": "Вариант 2",
+        "difference": "разница (2 − 1)", "check_table": "P(успеха) по диапазону",
+        "matched_duel": "Поединок", "skill_gap": "Разница в навыках: боевые навыки A выше на k",
+        "hit_edge": "перевес в попаданиях", "p_death": "P(смерти)", "gap": "разница",
+        "vary": "Перебор (a.ИМЯ=ОТ..ДО, b.ИМЯ=…, ИМЯ=… для обоих)", "wish_rounds": "желаемое среднее число раундов",
+        "wish_lethality": "желаемая P(смерти)", "wish_pwin": "желаемая P(победы A) (необязательно)",
+        "top": "показать вариантов", "settings": "вариантов", "distance": "расстояние",
+        "setting": "вариант",
+        "nothing_close": "Ни один вариант не подходит: ближайший в {d:.2f} единицах (единица: 10 процентных "
+                         "пунктов вероятности или множитель 1,5 в среднем числе раундов). Расширьте диапазоны "
+                         "или меняйте другие параметры.",
+        "skipped": "пропущено", "ignored": "Неизвестные параметры ссылки пропущены: {keys}",
+        "error": "Ошибка", "fifty": "модификатор от точки 50%", "duel_of": "{a} (A) против {b} (B)",
+    },
+}
+
+FIELDS_RU: dict[str, str] = {
+    # checks
+    "target": "Цель (стат + навык)", "rating": "Рейтинг действия (РД)", "mod": "модификаторы",
+    "skilled": "есть навык", "gear_rating": "рейтинг снаряжения", "limit": "Предел", "dice": "кубики",
+    "skill": "Навык", "difficulty": "Сложность",
+    # rules
+    "die": "кубик X в 2кX", "dk_faces": "грани кД", "finish_attacks": "атак по беспомощному",
+    "after_out": "после выбывания", "lethal_at": "что считать смертью",
+    # fighters
+    "body": "Тело", "mind": "Разум", "soul": "Душа", "acv": "ACV (атака)", "dcv": "DCV (защита)",
+    "health": "Здоровье", "attack_bonus": "бонус атаки", "defense_bonus": "бонус защиты",
+    "weapon_damage": "урон оружия", "armor": "броня", "block": "блок",
+    "attack_rating": "РД атаки", "defense_rating": "РД защиты", "reaction": "Реакция", "intellect": "Интеллект",
+    "reflexes": "Рефлексы", "training": "Тренированность [Т]", "personality": "Личность",
+    "protection": "защита брони", "weapon_ps": "сила поражения (СП)", "weapon_class": "вид поражения",
+    "unusual": "НХ (необычная)", "attack_feature": "особенность атаки", "extra_volume": "ДОТР (доп. объём)",
+    "extra_defense": "ДТЗ (доп. защита)", "defends": "защищается", "weapon_n": "множитель оружия n",
+    "weapon_b": "бонус оружия b", "attack_skill": "навык атаки", "defense_skill": "навык защиты",
+    "strength": "Сила", "scale": "Масштаб", "weapon": "оружие", "weapon_type_bonus": "бонус типа оружия",
+    "muscle_powered": "мускульное оружие", "shield": "щит", "agility": "Ловкость",
+    # check results beyond success
+    "p_equipment_fault": "P(отказа снаряжения)", "p_complication": "P(осложнения)", "mean_rt": "средний РТ",
+}
+"""Russian names of fields; a system whose term differs from this table has it in :data:`SYSTEM_FIELDS_RU`."""
+SYSTEM_FIELDS_RU: dict[str, dict[str, str]] = {
+    "tun": {"body": "ТХ (телесная)", "mind": "УХ (умственная)", "dice": "кубики"},
+    "kurs": {"health": "Здоровье (фактор)"},
+}
+
+
+def t(lang: str, key: str, **fmt: Any) -> str:
+    """A UI string in ``lang`` (English when the Russian one is missing), formatted with ``fmt``."""
+    text = UI.get(lang, UI["en"]).get(key) or UI["en"][key]
+    return text.format(**fmt) if fmt else text
+
+
+def field_label(lang: str, name: str, system: str | None = None) -> str:
+    """A field's name: the system's own Russian term where there is one, otherwise the identifier.
+
+    >>> field_label("en", "limit", "tun"), field_label("ru", "body", "tun"), field_label("ru", "new_field")
+    ('limit', 'ТХ (телесная)', 'new_field')
+    """
+    if lang != "ru":
+        return name
+    if system and name == _value_of(system):
+        return label("ru", "value", system)
+    return SYSTEM_FIELDS_RU.get(system or "", {}).get(name) or FIELDS_RU.get(name, name)
+
+
+def _value_of(system: str) -> str:
+    from analysis.systems import get_system
+
+    return get_system(system).value
+
+
+def system_name(lang: str, system: str) -> str:
+    """The system's name in ``lang`` (ТУН, К.У.Р.С., 2К...)."""
+    return label(lang, "name", system)
+
+
+def outcome_name(lang: str, system: str) -> str:
+    """The system's outcome measure (margin, Успешность (У), Эффективность...)."""
+    return label(lang, "outcome", system)
+
+
+DICE = re.compile(r"\b(\d*)d(\d+)")
+
+
+def dice(lang: str, text: str) -> str:
+    """Dice notation as the language writes it: ``3d6`` is ``3к6`` in Russian.
+
+    >>> dice("ru", "1d6x3"), dice("en", "3d6")
+    ('1к6x3', '3d6')
+    """
+    return DICE.sub(r"\1к\2", text) if lang == "ru" else text
+
+
+def number(lang: str, x: float | None, digits: int = 6) -> str:
+    """A probability or mean with ``digits`` decimals (a decimal comma in Russian); ``—`` for none."""
+    if x is None:
+        return "—"
+    out = f"{x:.{digits}f}"
+    return out.replace(".", ",") if lang == "ru" else out
+
+
+def percent(lang: str, x: float | None, digits: int = 2) -> str:
+    """A probability as a percentage (a decimal comma and a spaced sign in Russian)."""
+    if x is None:
+        return "—"
+    out = f"{100 * x:.{digits}f}%"
+    return out.replace(".", ",").replace("%", " %") if lang == "ru" else out

@@ -1,0 +1,61 @@
+"""``dicelab report``: the lab's report on the book's setup or the designer's own, optionally against a baseline."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from typing import Any
+
+from analysis.front.cli import command, emit
+from analysis.present.i18n import LANGS
+
+
+def register(sub: Any) -> None:
+    p = command(sub, "report", "Write the lab's report (index.html, figures, tables) into a directory.",
+                "dicelab report --config examples/report.toml --compare default --lang ru", run_report)
+    p.add_argument("--out", default="reports", metavar="DIR", help="output directory (default: reports)")
+    p.add_argument("--lang", default=None, choices=LANGS, help="language of the page and figures (default: the "
+                   "config's lang, else en)")
+    p.add_argument("--config", metavar="FILE.toml", help="the designer's setup: name, rules file, and per system "
+                   "[SYSTEM] variants = {...}, a = FIGHTER, b = FIGHTER (examples/report.toml)")
+    p.add_argument("--rules", metavar="FILE.toml", help="house rules, one table per system; replaces the config's "
+                   "rules file")
+    p.add_argument("--variant", action="append", default=[], metavar="SYSTEM.NAME=VALUE",
+                   help="set a rule field of one system, over the config and rules file (repeatable), e.g. "
+                   "tristat.die=8")
+    p.add_argument("--a", action="append", default=[], metavar="SYSTEM=FIGHTER",
+                   help="fighter A of one system: archetype, .toml/.json file or key=value,... (repeatable), "
+                   "e.g. kurs=veteran")
+    p.add_argument("--b", action="append", default=[], metavar="SYSTEM=FIGHTER", help="fighter B of one system, "
+                   "like --a (default for both: trained_armed)")
+    p.add_argument("--compare", metavar="BASELINE.toml", help="draw every figure as this setup against a baseline, "
+                   "side by side: another report config, or 'default' (the book's rules, default fighters)")
+
+
+def run_report(ns: argparse.Namespace) -> int:
+    from analysis.base.files import check_output_dir
+    from analysis.front.report import build_report
+    from analysis.front.report.config import load_baseline, load_setup, read_config
+
+    check_output_dir(ns.out)
+    setup = load_setup(ns.config, ns.rules, ns.variant, ns.a, ns.b,
+                       default_name="mine" if ns.compare or ns.config else "default")
+    baseline = load_baseline(ns.compare) if ns.compare else None
+    lang = ns.lang or (read_config(ns.config).get("lang") if ns.config else None) or "en"
+    written = build_report(ns.out, lang=lang, setup=setup, baseline=baseline, command=_command(ns, lang))
+    emit(f"wrote {len(written)} files into {ns.out}/\n"
+         f"open {ns.out}/index.html in a browser (one self-contained page: send it alone, it needs nothing beside it)\n"
+         "notebooks: make notebooks (JupyterLab with the project's kernel)\n")
+    return 0
+
+
+def _command(ns: argparse.Namespace, lang: str) -> str:
+    """The command line that makes this report again, echoed at the foot of the page."""
+    words = ["dicelab", "report", "--out", ns.out, "--lang", lang]
+    for flag in ("config", "rules", "compare"):
+        if getattr(ns, flag):
+            words += [f"--{flag}", getattr(ns, flag)]
+    for flag in ("variant", "a", "b"):
+        for value in getattr(ns, flag):
+            words += [f"--{flag}", value]
+    return shlex.join(words)

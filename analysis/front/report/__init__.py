@@ -1,0 +1,408 @@
+"""The lab's report: one self-contained ``index.html`` (findings, interactive figures, inline tables with
+their CSV), plus every figure as PNG and every table as CSV for rulebooks, in English or Russian, on the
+book's setup or the designer's own (``--config``), optionally drawn against a baseline (``--compare``).
+
+>>> import tempfile, pathlib
+>>> out = pathlib.Path(tempfile.mkdtemp())
+>>> names = {p.name for p in build_report(out, sections=("checks", "tables"))}
+>>> {"index.html", "success_curves.png", "success_curves.csv", "kurs_checks.md"} <= names
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from analysis.base import __version__
+from analysis.base.files import write_atomic
+from analysis.base.params import Choice
+from analysis.fights import lethality
+from analysis.fights.setup import Setup
+from analysis.front.report import findings
+from analysis.front.report.page import data_link, document, esc, findings_html, html_table
+from analysis.present import plots
+from analysis.present.chart import Chart, side_by_side
+from analysis.present.i18n import GLOSSARY, LANGS, dice, field_text, label, system_name
+from analysis.present.tables import pairs, render, success_table
+from analysis.systems import SYSTEM_IDS, all_systems, get_system
+from analysis.tools import compare
+from analysis.tools.house_compare import compare_rules
+
+SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "rules", "tactics")
+"""The report's sections in page order; ``house`` is added when a baseline is given."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One figure: its name, section, the table it draws, its kind of model and the systems it shows."""
+
+    name: str
+    section: str
+    table: str
+    model: str
+    systems: tuple[str, ...] = SYSTEM_IDS
+
+
+ITEMS = (
+    Item("success_curves", "checks", "curves", "check"),
+    Item("success_absolute", "checks", "curves", "check"),
+    Item("dice_families", "checks", "dice", "check", ("tristat", "tun")),
+    Item("worth", "worth", "worth", "check"),
+    Item("spread", "worth", "worth", "check"),
+    Item("outcome_distributions", "worth", "outcomes", "check"),
+    Item("skill_gap", "combat", "skill_gap", "duel"),
+    Item("rounds", "combat", "rounds", "duel"),
+    Item("lethality", "lethality", "lethality", "duel"),
+    Item("damage", "lethality", "hits_to_out", "attacks"),
+    Item("variant_effects", "rules", "variants", "duel"),
+    Item("policy_effects", "tactics", "policies", "duel"),
+)
+
+TEXT = {
+    "en": {
+        "title": "dicelab report: four systems compared",
+        "intro": "Exact computations for Tri-Stat dX, the 2K system with the rule of 1 and 6, TUN and K.U.R.S. on the "
+                 "setup below. Each section opens with what its numbers say; hover a figure for its values; every "
+                 "table downloads as CSV. The rules each system is built from are the project's own reference, "
+                 "docs/rules/<system>.md (dicelab rules <system>).",
+        "contents": "Contents", "setup": "Setup", "glossary": "Terms and abbreviations", "table": "table (CSV)",
+        "system": "system", "house_rules": "house rules (constants)",
+        "a": "fighter A", "b": "fighter B", "page": "rules reference", "book": "the book's rules",
+        "rules_col": "rules (changed from the book)", "legend": "what each name means",
+        "version": "dicelab version", "made_by": "made by", "meaning": "meaning", "field": "field",
+        "variant": "reading", "checks": "Success curves", "worth": "The worth of a point and the spread",
+        "tables": "Difficulty tables, criticals and fumbles", "combat": "Who wins and how long it takes",
+        "lethality": "How fights end: hits to go down and how often a fight kills",
+        "rules": "Rule readings: what each variant moves", "tactics": "Tactical options: which are worth taking",
+        "house": "{mine} against {base}: checks, archetype duels and the worth of +1",
+        "special": "Special results at the standard check (nearest the 50% point)",
+        "difficulty": "P(success) by {value}", "dice_col": "dice", "value_col": "value",
+        "model_check": "Exact (convolution of the dice).",
+        "model_duel": "Exact (absorbing Markov chain over both fighters' conditions).",
+        "model_attacks": "Exact (Markov chain over the defender's condition track; A attacks, B never strikes back).",
+        "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, killed = {lethal}",
+        "changes": "What differs", "kind": "kind", "checks_diff": "P(success) of the standard check",
+        "duels_diff": "Each archetype against itself ({ended})", "worth_diff": "P(success) bought by +1",
+        "archetype": "archetype", "diff": "Δ", "p_a_wins": "P(A wins)", "p_killed": "P(killed)",
+        "mean_rounds": "mean rounds", "note": "note", "no_changes": "Same rules as {base}.", "all_systems": "Every system",
+        "same_checks": "The same P(success) at every value.",
+        "names": {"mine": "mine", "default": "default", "baseline": "baseline"},
+    },
+    "ru": {
+        "title": "Отчёт dicelab: сравнение четырёх систем",
+        "intro": "Точные расчёты для Tri-Stat dX, системы 2К с правилом 1 и 6, ТУН и К.У.Р.С. на настройке ниже. "
+                 "Каждый раздел начинается с выводов из его чисел; наведите курсор на рисунок, чтобы увидеть "
+                 "значения; каждую таблицу можно скачать в CSV. Правила систем описаны в собственном справочнике "
+                 "проекта, docs/rules/<система>.md (dicelab rules <система>).",
+        "contents": "Содержание", "setup": "Настройка", "glossary": "Термины и сокращения", "table": "таблица (CSV)",
+        "system": "система", "rules_col": "правила (что изменено против книги)", "legend": "что значит каждое имя",
+        "house_rules": "домашние правила (константы)", "a": "боец A", "b": "боец B", "page": "справочник правил",
+        "book": "правила книги", "version": "версия dicelab", "made_by": "команда", "meaning": "смысл",
+        "field": "поле", "variant": "прочтение", "checks": "Кривые успеха",
+        "worth": "Цена очка и разброс результата", "tables": "Таблицы сложности, критические успехи и провалы",
+        "combat": "Кто побеждает и как долго длится бой",
+        "lethality": "Чем кончается бой: сколько ударов до выхода из строя и как часто бой убивает",
+        "rules": "Прочтения правил: что меняет каждый вариант",
+        "tactics": "Тактические приёмы: какие выгодны",
+        "house": "{mine} против {base}: проверки, бои архетипов и цена +1",
+        "special": "Особые результаты стандартной проверки (около точки 50%)",
+        "difficulty": "P(успеха) по значению «{value}»", "dice_col": "кубики", "value_col": "значение",
+        "model_check": "Точный расчёт (свёртка кубиков).",
+        "model_duel": "Точный расчёт (поглощающая марковская цепь по состояниям обоих бойцов).",
+        "model_attacks": "Точный расчёт (марковская цепь по треку состояния защитника; A атакует, B не отвечает).",
+        "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, гибель = {lethal}",
+        "changes": "Что отличается", "kind": "вид", "checks_diff": "P(успеха) стандартной проверки",
+        "duels_diff": "Каждый архетип против себя ({ended})", "worth_diff": "Прирост P(успеха) от +1",
+        "archetype": "архетип", "diff": "Δ", "p_a_wins": "P(победы A)", "p_killed": "P(гибели)",
+        "mean_rounds": "среднее число раундов", "note": "примечание", "no_changes": "Те же правила, что у {base}.",
+        "all_systems": "Все системы", "same_checks": "P(успеха) та же при каждом значении.",
+        "names": {"mine": "моя настройка", "default": "по умолчанию", "baseline": "базовая"},
+    },
+}
+
+CAPTIONS = {
+    "success_curves": {"en": "P(success) against the modifier from each system's 50% point, at each system's own dice.",
+                       "ru": "P(успеха) от модификатора относительно точки 50% каждой системы, на её собственных "
+                             "кубиках."},
+    "success_absolute": {"en": "The same curves in each system's own terms: Tri-Stat target, 2K action rating, TUN "
+                               "limit, K.U.R.S. skill.",
+                         "ru": "Те же кривые в терминах систем: Цель Tri-Stat, Рейтинг действия 2К, Предел ТУН, "
+                               "Навык К.У.Р.С."},
+    "dice_families": {"en": "Tri-Stat for every campaign die; TUN for each dice mode (3d6, 1d20, 1d6x3).",
+                      "ru": "Tri-Stat для каждого кубика кампании; ТУН для каждого режима кубиков (3к6, 1к20, 1к6×3)."},
+    "worth": {"en": "Percentage points of P(success) one more point buys, against the modifier from the 50% point.",
+              "ru": "Сколько процентных пунктов P(успеха) даёт ещё одно очко, от модификатора относительно точки 50%."},
+    "spread": {"en": "Standard deviation of each system's outcome measure across its range, in its own unit.",
+               "ru": "Стандартное отклонение результата каждой системы по её диапазону, в её собственных единицах."},
+    "outcome_distributions": {"en": "The outcome distribution of the check nearest each system's 50% point.",
+                              "ru": "Распределение результата проверки, ближайшей к точке 50%."},
+    "skill_gap": {"en": "P(A wins) against the hit edge (left) and against the points of A's combat skills over B's "
+                        "(right).",
+                  "ru": "P(победы A) от перевеса в попаданиях (слева) и от очков боевых навыков A сверх B (справа)."},
+    "rounds": {"en": "P(the first fighter goes out in round r), no skill gap.",
+               "ru": "P(первый боец выбывает в раунде r), без разницы в навыках."},
+    "lethality": {"en": "P(the fight ends with someone at the killed level), one line per system, against the skill "
+                        "gap.",
+                  "ru": "P(бой кончается чьей-то гибелью), одна линия на систему, от разницы в навыках."},
+    "damage": {"en": "P(B is out after at most k of A's damaging hits (left) or attacks (right)): the defender's "
+                     "health or condition track counted in hits.",
+               "ru": "P(B выведен из строя не более чем за k ранящих ударов (слева) или атак (справа) A): здоровье или "
+                     "трек состояния защитника, посчитанный в ударах."},
+    "variant_effects": {"en": "Every rule reading against the setup's ruleset, signed; one scale per measure for all "
+                              "systems; rows in the systems' order, then each ruleset's fields as declared.",
+                        "ru": "Каждое прочтение правил против правил настройки, со знаком; одна шкала на величину для "
+                              "всех систем; строки по системам, затем по порядку полей набора правил."},
+    "policy_effects": {"en": "A takes the option, B stays plain; signed changes against the plain duel.",
+                       "ru": "A выбирает приём, B — без приёмов; изменения со знаком против обычного боя."},
+}
+
+SPECIAL_HEAD = {"en": {"p_success": "P(success)", "p_critical": "P(critical)", "p_fumble": "P(fumble)",
+                       "p_equipment_fault": "P(equipment fault)", "p_complication": "P(success with a complication)"},
+                "ru": {"p_success": "P(успеха)", "p_critical": "P(крит. успеха)", "p_fumble": "P(провала)",
+                       "p_equipment_fault": "P(отказа снаряжения)", "p_complication": "P(успеха с осложнением)"}}
+
+
+def compute(setup: Setup, sections: Iterable[str]) -> dict[str, pd.DataFrame]:
+    """Every table the ``sections`` need, for one setup."""
+    sections = set(sections)
+    t: dict[str, pd.DataFrame] = {}
+    if sections & {"checks", "worth", "tables"}:
+        t.update(curves=compare.success_curves(setup), dice=compare.dice_families(setup),
+                 worth=compare.worth_table(setup), outcomes=compare.outcome_at_fifty(setup),
+                 crits=compare.crits_and_fumbles(setup))
+        for s in all_systems():
+            t[f"checks_{s.id}"] = success_table(s, setup.ruleset(s.id), s.args())
+    if sections & {"combat", "lethality"}:
+        t.update(lethality.compare(setup))
+    if "rules" in sections:
+        t["variants"] = compare.variant_effects(setup)
+    if "tactics" in sections:
+        t["policies"] = compare.policy_effects(setup)
+    return t
+
+
+def rules_summary(setup: Setup, system_id: str, lang: str) -> str:
+    """``die=8, shock_rule=true`` (the fields changed from the book), or "the book's rules"."""
+    changed = setup.changed(system_id)
+    return pairs(changed) if changed else TEXT[lang]["book"]
+
+
+def caption(item: Item, setup: Setup, lang: str) -> str:
+    """What the figure shows, the model, and every system's rules (and fighters) that made it."""
+    t = TEXT[lang]
+    lines: dict[str, list[str]] = {}
+    for sid in item.systems:
+        line = rules_summary(setup, sid, lang)
+        if item.model != "check":
+            a, b = setup.fighters(sid)
+            rules = lethality.duel_rules(setup.ruleset(sid))
+            line += f"; {t['fighters'].format(a=a.name, b=b.name)}; "
+            line += t["ended"].format(after=rules.after_out, lethal=rules.lethal_at)
+        lines.setdefault(line, []).append(sid)
+    parts = [CAPTIONS[item.name][lang], t[f"model_{item.model}"]]
+    for line, sids in lines.items():
+        who = t["all_systems"] if len(sids) == len(item.systems) > 1 else ", ".join(system_name(lang, s) for s in sids)
+        parts.append(f"{who}: {line}.")
+    return " ".join(parts)
+
+
+def _chart(item: Item, tables: dict[str, pd.DataFrame], setup: Setup, lang: str) -> Chart:
+    return plots.CHARTS[item.name](tables[item.table], lang, caption(item, setup, lang))
+
+
+def build_report(out: str | Path = "reports", lang: str = "en", sections: Iterable[str] = SECTIONS,
+                 setup: Setup | None = None, baseline: Setup | None = None, command: str = "") -> list[Path]:
+    """Write ``index.html``, every figure (PNG) and table (CSV; the check tables also as Markdown) into ``out``.
+
+    With ``baseline`` every figure is drawn twice, side by side on shared scales, and a section compares
+    the two setups' rules (checks, archetype duels, worth of +1).
+    """
+    lang = Choice(LANGS).validate("lang", lang)
+    sections = [Choice(SECTIONS).validate("sections", s) for s in sections]
+    setup = _named(setup or Setup.build(name="default"), lang)
+    baseline = _named(baseline, lang) if baseline is not None else None
+    out = Path(out)
+    mine = compute(setup, sections)
+    base = compute(baseline, sections) if baseline is not None else None
+    written: list[Path] = []
+    body: list[str] = []
+    titles: list[tuple[str, str]] = []
+    for section in sections:
+        title = TEXT[lang][section]
+        titles.append((section, title))
+        html_parts = [f'<h2 id="{section}">{esc(title)}</h2>', findings_html(_findings(section, mine, setup, lang))]
+        if section == "tables":
+            html_parts.append(_tables_html(mine, setup, lang, out, written))
+        for item in (i for i in ITEMS if i.section == section):
+            chart = _chart(item, mine, setup, lang)
+            table = mine[item.table]
+            if base is not None:
+                chart = side_by_side(chart, _chart(item, base, baseline, lang), (setup.name, baseline.name))
+                table = pd.concat([table.assign(setup=setup.name), base[item.table].assign(setup=baseline.name)],
+                                  ignore_index=True)
+            csv = table.to_csv(index=False)
+            written.append(write_atomic(out / f"{item.name}.csv", csv))
+            written.append(write_atomic(out / f"{item.name}.png", chart.png()))
+            html_parts.append(_figure_html(item.name, chart, csv, lang))
+        if section == "rules":
+            html_parts.append(_legend_html(mine["variants"], "variant", "field", lang))
+        body.append("\n".join(html_parts))
+    if baseline is not None:
+        title = TEXT[lang]["house"].format(mine=setup.name, base=baseline.name)
+        titles.append(("house", title))
+        body.append(_house_html(setup, baseline, lang, title))
+    head = _head_html(setup, baseline, lang, titles)
+    foot = f'<p class="setup">{esc(TEXT[lang]["version"])} {__version__}'
+    foot += f"; {esc(TEXT[lang]['made_by'])}: <code>{esc(command)}</code></p>" if command else "</p>"
+    written.append(write_atomic(out / "index.html", document(lang, TEXT[lang]["title"], head, "\n".join(body) + foot)))
+    return written
+
+
+def _named(setup: Setup, lang: str) -> Setup:
+    """The setup with its default name (mine, default, baseline) in ``lang``."""
+    return replace(setup, name=TEXT[lang]["names"].get(setup.name, setup.name))
+
+
+def _findings(section: str, tables: dict[str, pd.DataFrame], setup: Setup, lang: str) -> list[str]:
+    fn = findings.SECTION_FINDINGS[section]
+    if section == "lethality":
+        attacks = {setup.ruleset(s).finish_attacks for s in SYSTEM_IDS}
+        return [f.text for f in fn(tables, lang, finish_attacks=max(attacks))]
+    return [f.text for f in fn(tables, lang)]
+
+
+def _figure_html(name: str, chart: Chart, csv: str, lang: str) -> str:
+    return (f'<figure id="fig-{name}">{chart.html(f"plot-{name}")}<figcaption>{esc(chart.caption)} '
+            f"{data_link(f'{name}.csv', csv, TEXT[lang]['table'])}</figcaption></figure>")
+
+
+def _head_html(setup: Setup, baseline: Setup | None, lang: str, titles: Sequence[tuple[str, str]]) -> str:
+    t = TEXT[lang]
+    parts = [f"<p>{esc(t['intro'])}</p>", f'<h2 id="setup">{esc(t["setup"])}</h2>']
+    for s in (setup, baseline) if baseline is not None else (setup,):
+        if baseline is not None:
+            parts.append(f"<h3>{esc(s.name)}</h3>")
+        parts.append(_setup_html(s, lang))
+    gloss = "".join(f"<dt><b>{esc(k)}</b></dt><dd>{esc(v)}</dd>" for k, v in GLOSSARY[lang])
+    parts.append(f'<details class="glossary"><summary>{esc(t["glossary"])}</summary><dl>{gloss}</dl></details>')
+    links = "".join(f'<li><a href="#{sid}">{esc(title)}</a></li>' for sid, title in titles)
+    parts.append(f'<nav><h2>{esc(t["contents"])}</h2><ol>{links}</ol></nav>')
+    return "\n".join(parts)
+
+
+def _setup_html(setup: Setup, lang: str) -> str:
+    t = TEXT[lang]
+    rows = []
+    for sid in SYSTEM_IDS:
+        echo = setup.echo()[sid]
+        a, b = setup.fighters(sid)
+        rows.append({"system": system_name(lang, sid), "rules": rules_summary(setup, sid, lang),
+                     "house": pairs(echo["house_rules"]) or "—", "a": a.name, "b": b.name,
+                     "page": f"docs/rules/{sid}.md"})
+    df = pd.DataFrame(rows)
+    cols = [("system", t["system"], "text"), ("rules", t["rules_col"], "text"), ("house", t["house_rules"], "text"),
+            ("a", t["a"], "text"), ("b", t["b"], "text"), ("page", t["page"], "text")]
+    changed = pd.DataFrame([{"system": sid, "field": k} for sid in SYSTEM_IDS for k in setup.changed(sid)])
+    legend = _legend_html(changed, "field", "field", lang) if len(changed) else ""
+    source = f"<p>{esc(setup.source)}</p>" if setup.source else ""
+    return f'<div class="setup">{source}{html_table(df, cols, lang)}{legend}</div>'
+
+
+def _legend_html(df: pd.DataFrame, shown: str, field_col: str, lang: str) -> str:
+    """What each listed rule field means, in ``lang`` (the variant names stay as a designer types them)."""
+    t = TEXT[lang]
+    rows = []
+    seen = set()
+    for sid, shown_name, name in zip(df["system"], df[shown], df[field_col]):
+        if (sid, shown_name) in seen:
+            continue
+        seen.add((sid, shown_name))
+        help_text = {i.name: i.help for i in get_system(sid).Rules.describe()}.get(name, "")
+        rows.append({"system": system_name(lang, sid), "name": shown_name,
+                     "meaning": field_text(lang, sid, name, help_text)})
+    cols = [("system", t["system"], "text"), ("name", t["variant"] if shown == "variant" else t["field"], "text"),
+            ("meaning", t["meaning"], "text")]
+    return f'<details><summary>{esc(t["legend"])}</summary>{html_table(pd.DataFrame(rows), cols, lang)}</details>'
+
+
+def _tables_html(t: dict[str, pd.DataFrame], setup: Setup, lang: str, out: Path, written: list[Path]) -> str:
+    """The special-results table and each system's difficulty table, inline, each with its CSV."""
+    words = TEXT[lang]
+    crits = t["crits"].copy()
+    crits["system_name"] = [system_name(lang, s) for s in crits["system"]]
+    crits["dice_shown"] = [dice(lang, d) for d in crits["dice"]]
+    cols = [("system_name", words["system"], "text"), ("dice_shown", words["dice_col"], "text"),
+            ("value", words["value_col"], "int")] + [(k, h, "odds") for k, h in SPECIAL_HEAD[lang].items()]
+    csv = t["crits"].to_csv(index=False)
+    written.append(write_atomic(out / "crits_and_fumbles.csv", csv))
+    parts = [f'<h3 id="special">{esc(words["special"])}</h3>', html_table(crits, cols, lang),
+             data_link("crits_and_fumbles.csv", csv, words["table"]), '<div class="tables">']
+    for s in all_systems():
+        df = t[f"checks_{s.id}"]
+        csv = df.to_csv(index=False)
+        title = f"# {s.title}: P(success) by {s.value}\n\nRules: {pairs(setup.ruleset(s.id).to_dict())}"
+        mode = "dice" if "dice" in df.columns else "mode"
+        written.append(write_atomic(out / f"{s.id}_checks.csv", csv))
+        written.append(write_atomic(out / f"{s.id}_checks.md", render(df, "md", title=title,
+                                                                       pivot=(s.value, mode, "p_success"))))
+        parts.append(f'<div><h3 id="checks-{s.id}">{esc(system_name(lang, s.id))}: '
+                     f'{esc(words["difficulty"].format(value=label(lang, "value", s.id)))}</h3>'
+                     f'<div class="scroll">{_difficulty(df, s.id, s.value, mode, lang)}</div>'
+                     f"{data_link(f'{s.id}_checks.csv', csv, words['table'])}</div>")
+    return "\n".join(parts) + "</div>"
+
+
+def _difficulty(df: pd.DataFrame, system_id: str, value: str, mode: str, lang: str) -> str:
+    """P(success) by value: one column per dice mode, or (one mode) the special results beside it."""
+    modes = list(dict.fromkeys(df[mode]))
+    if len(modes) > 1:
+        wide = df.pivot(index=value, columns=mode, values="p_success")[modes].reset_index()
+        cols = [(value, label(lang, "value", system_id), "int")] + [(m, dice(lang, m), "odds") for m in modes]
+        return html_table(wide, cols, lang)
+    cols = [(value, label(lang, "value", system_id), "int")]
+    cols += [(k, h, "odds") for k, h in SPECIAL_HEAD[lang].items() if k in df.columns]
+    return html_table(df, cols, lang)
+
+
+def _house_html(setup: Setup, baseline: Setup, lang: str, title: str) -> str:
+    """Per system: what differs, then the check table, the archetypes' duels and the worth of +1, side by side."""
+    t = TEXT[lang]
+    mine = {sid: setup.ruleset(sid) for sid in SYSTEM_IDS}
+    comparison = compare_rules(mine, {sid: baseline.ruleset(sid) for sid in SYSTEM_IDS})
+    names = (setup.name, baseline.name)
+    parts = [f'<h2 id="house">{esc(title)}</h2>',
+             findings_html([f.text for f in findings.house(comparison, lang, names)])]
+    for sid, c in comparison.items():
+        parts.append(f"<h3>{esc(system_name(lang, sid))}</h3>")
+        if not c["changes"]:
+            parts.append(f"<p>{esc(t['no_changes'].format(base=baseline.name))}</p>")
+            continue
+        changes = pd.DataFrame(c["changes"])
+        changes["meaning"] = [field_text(lang, sid, f, h) for f, h in zip(changes["field"], changes["help"])]
+        parts.append(html_table(changes, [("field", t["field"], "text"), ("kind", t["kind"], "text"),
+                                          ("book", baseline.name, "text"), ("house", setup.name, "text"),
+                                          ("meaning", t["meaning"], "text")], lang))
+        pair = [("book", baseline.name, "odds"), ("house", setup.name, "odds"), ("diff", t["diff"], "pp")]
+        checks = c["checks"][c["checks"]["diff"].abs().fillna(1) > 1e-12]
+        parts.append(f"<h4>{esc(t['checks_diff'])}</h4>" + (
+            html_table(checks, [("value", label(lang, "value", sid), "int"), *pair], lang) if len(checks)
+            else f"<p>{esc(t['same_checks'])}</p>"))
+        ended = t["ended"].format(after=mine[sid].after_out, lethal=mine[sid].lethal_at)
+        duel_cols = [("archetype", t["archetype"], "text")]
+        for key in ("p_a_wins", "p_killed", "mean_rounds"):
+            kind = "num" if key == "mean_rounds" else "odds"
+            duel_cols += [(f"{key}_book", f"{t[key]}: {baseline.name}", kind),
+                          (f"{key}_house", f"{t[key]}: {setup.name}", kind),
+                          (f"{key}_diff", f"{t[key]}: {t['diff']}", "num" if key == "mean_rounds" else "pp")]
+        duel_cols.append(("note", t["note"], "text"))
+        parts.append(f"<h4>{esc(t['duels_diff'].format(ended=ended))}</h4>" + html_table(c["duels"], duel_cols, lang))
+        parts.append(f"<h4>{esc(t['worth_diff'])}</h4>"
+                     + html_table(c["worth"], [("value", label(lang, "value", sid), "int"),
+                                               ("book", baseline.name, "pts"), ("house", setup.name, "pts"),
+                                               ("diff", t["diff"], "pp")], lang))
+    return "\n".join(parts)
+

@@ -1,0 +1,116 @@
+"""The designer's own setup for the report: a TOML config, a house rules file and command-line overrides.
+
+A config (``examples/report.toml``)::
+
+    name = "gritty campaign"          # how figures label this setup (default: mine)
+    rules = "house_rules/gritty_2k.toml"   # house rules, relative to this file
+
+    [tristat]
+    variants = { die = 8 }            # any ruleset field: variant, constant or duel option
+    a = "veteran"                     # fighters: archetype, fighter file or key=value,...
+    b = "trained_armed"
+
+Precedence for a system's ruleset: the book, the house rules file (``--rules`` replaces the config's),
+the config's ``variants``, then ``--variant SYSTEM.NAME=VALUE``; for fighters the config, then
+``--a/--b SYSTEM=FIGHTER``.
+
+>>> s = load_setup(None, variants=["tristat.die=8"], a=["kurs=veteran"])
+>>> s.ruleset("tristat").die, s.fighters("kurs")[0].name, s.name
+(8, 'veteran', 'mine')
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from analysis.base.files import read_user_file
+from analysis.base.params import DicelabError, parse_pairs
+from analysis.fights.setup import Setup
+from analysis.systems import SYSTEM_IDS, get_system
+from analysis.tools.house_rules import load_rules, ruleset
+
+TOP_KEYS = ("name", "rules", "lang")
+SYSTEM_KEYS = ("variants", "a", "b")
+DEFAULT = "default"
+"""``--compare default``: the book's rules with the default fighters."""
+
+
+def read_config(path: str | Path) -> dict[str, Any]:
+    """A report config, read and checked: top-level ``name``, ``rules``, ``lang`` and one table per system."""
+    shown = f"report config {str(path)!r}"
+    try:
+        data = tomllib.loads(read_user_file(path, "report config"))
+    except tomllib.TOMLDecodeError as err:
+        raise DicelabError(f"{shown}: not valid TOML: {err}") from None
+    for key, value in data.items():
+        if key in SYSTEM_IDS:
+            if not isinstance(value, Mapping):
+                raise DicelabError(f"{shown}: {key} = {value!r} is not allowed; allowed: a table [{key}]")
+            for inner in value:
+                if inner not in SYSTEM_KEYS:
+                    raise DicelabError(f"{shown}: [{key}] {inner} is not allowed; allowed: {', '.join(SYSTEM_KEYS)}")
+            if not isinstance(value.get("variants", {}), Mapping):
+                raise DicelabError(f"{shown}: [{key}] variants = {value['variants']!r} is not allowed; allowed: an "
+                                   f"inline table of rule fields, e.g. variants = {{ die = 8 }}")
+        elif key not in TOP_KEYS:
+            raise DicelabError(f"{shown}: {key} is not allowed; allowed: {', '.join(TOP_KEYS)} or a table per "
+                               f"system ({', '.join(SYSTEM_IDS)})")
+        elif not isinstance(value, str) or not value.strip():
+            raise DicelabError(f"{shown}: {key} = {value!r} is not allowed; allowed: a non-empty string")
+    return data
+
+
+def _per_system(items: Sequence[str], what: str, sep: str) -> dict[str, list[str]]:
+    """``SYSTEM<sep>REST`` items grouped by system (``--variant tristat.die=8``, ``--a kurs=veteran``)."""
+    out: dict[str, list[str]] = {}
+    example = "tristat.die=8" if sep == "." else "kurs=veteran"
+    for item in items:
+        sid, found, rest = item.partition(sep)
+        sid = sid.strip()
+        if not found or sid not in SYSTEM_IDS or not rest.strip():
+            raise DicelabError(f"{what} {item!r} is not allowed; allowed: SYSTEM{sep}... with SYSTEM one of "
+                               f"{', '.join(SYSTEM_IDS)}, e.g. {example}")
+        out.setdefault(sid, []).append(rest.strip())
+    return out
+
+
+def load_setup(config: str | Path | None = None, rules: str | Path | None = None, variants: Sequence[str] = (),
+               a: Sequence[str] = (), b: Sequence[str] = (), default_name: str = "mine") -> Setup:
+    """The setup a report runs on, from a config file (or none) and the command line's overrides."""
+    data = read_config(config) if config is not None else {}
+    base_dir = Path(config).parent if config is not None else Path(".")
+    rules_path = rules if rules is not None else (base_dir / data["rules"] if "rules" in data else None)
+    house = load_rules(rules_path) if rules_path is not None else None
+    cli_variants = {sid: _pairs(items) for sid, items in _per_system(variants, "--variant", ".").items()}
+    cli_a = {sid: items[-1] for sid, items in _per_system(a, "--a", "=").items()}
+    cli_b = {sid: items[-1] for sid, items in _per_system(b, "--b", "=").items()}
+    rulesets, fa, fb = {}, {}, {}
+    for sid in SYSTEM_IDS:
+        table = data.get(sid, {})
+        overrides = {k: v for k, v in table.get("variants", {}).items()}
+        overrides.update(cli_variants.get(sid, {}))
+        try:
+            rulesets[sid] = ruleset(get_system(sid), house, overrides)
+        except DicelabError as err:
+            raise DicelabError(f"report config {str(config)!r}: [{sid}] {err}" if config is not None else str(err)) \
+                from None
+        fa[sid] = cli_a.get(sid, table.get("a"))
+        fb[sid] = cli_b.get(sid, table.get("b"))
+    label = data.get("name") or default_name
+    return Setup.build(rulesets, fa, fb, name=label, source=str(config or ""))
+
+
+def _pairs(items: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        out.update(parse_pairs(item, "--variant"))
+    return out
+
+
+def load_baseline(spec: str) -> Setup:
+    """``--compare``: ``default`` (the book's rules, default fighters) or another report config."""
+    if spec.strip() == DEFAULT:
+        return Setup.build(name=DEFAULT)
+    return load_setup(spec, default_name="baseline")

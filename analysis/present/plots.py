@@ -1,0 +1,239 @@
+"""The lab's figures as :class:`~analysis.present.chart.Chart` values, in English or Russian.
+
+Every function takes a table of :mod:`analysis.tools.compare` or :mod:`analysis.fights.lethality`, a language and
+the caption that names the model and rules behind the table, and returns a chart: ``.png()`` for a
+rulebook, ``.plotly()`` for hover, and a notebook shows it by itself.  Nothing here imports
+matplotlib's pyplot or chooses a backend.
+
+>>> from analysis.tools.compare import success_curves as curves
+>>> c = success_curves(curves())
+>>> c.panels[0].ylabel, len(c.panels[0].traces)
+('P(success)', 4)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from analysis.present.chart import Chart, Panel, Trace, data_range
+from analysis.present.i18n import dice, label, number, percent, system_name
+from analysis.systems import SYSTEM_IDS
+
+COLORS = dict(zip(SYSTEM_IDS, ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")))
+TITLES = {
+    "en": {
+        "success_curves": "Success curves aligned at each system's 50% point",
+        "success_absolute": "Success curves in each system's own terms",
+        "worth": "What one more point buys",
+        "spread": "How swingy the outcome is, in each system's own unit",
+        "outcome_distributions": "Outcome distribution of the standard check (nearest the 50% point)",
+        "dice_families": "How the die size moves Tri-Stat and the dice mode moves TUN",
+        "skill_gap": "P(A wins) against the skill gap",
+        "rounds": "Rounds to the first incapacitation",
+        "lethality": "How often the fight kills",
+        "damage": "Hits and attacks to take the defender out",
+        "variant_effects": "What each rule reading moves (signed, one scale per measure)",
+        "policy_effects": "What each tactical option does for the fighter who takes it",
+    },
+    "ru": {
+        "success_curves": "Кривые успеха, совмещённые в точке 50%",
+        "success_absolute": "Кривые успеха в терминах каждой системы",
+        "worth": "Что даёт ещё одно очко",
+        "spread": "Насколько непредсказуем результат, в единицах каждой системы",
+        "outcome_distributions": "Распределение результата стандартной проверки (около 50%)",
+        "dice_families": "Как размер кубика меняет Tri-Stat, а режим кубиков — ТУН",
+        "skill_gap": "P(победы A) от разницы в навыках",
+        "rounds": "Раунд первого вывода из строя",
+        "lethality": "Как часто бой убивает",
+        "damage": "Сколько ударов и атак выводят защитника из строя",
+        "variant_effects": "Что меняет каждое прочтение правил (со знаком, одна шкала на величину)",
+        "policy_effects": "Что даёт каждый тактический приём тому, кто его выбрал",
+    },
+}
+WORDS = {
+    "en": {"hits_panel": "damaging hits (attacks that changed B's condition)", "attacks_panel": "every attack of A",
+           "no_policies": "no tactical option (policy) is open to these fighters",
+           "no_level": "not defined for {names}: the system has no {level} level"},
+    "ru": {"hits_panel": "ранящие удары (атаки, изменившие состояние B)", "attacks_panel": "все атаки A",
+           "no_policies": "этим бойцам не доступен ни один тактический приём (policy)",
+           "no_level": "не определено для {names}: у системы нет уровня «{level}»"},
+}
+LEVEL_NAMES = {"en": {"dying": "dying", "dead": "dead"}, "ru": {"dying": "при смерти", "dead": "гибель"}}
+
+
+def _systems(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    return [(s, df[df["system"] == s]) for s in SYSTEM_IDS if (df["system"] == s).any()]
+
+
+def _line(part: pd.DataFrame, x: str, y: str, system: str, lang: str, name: str = "", scale: float = 1.0,
+          hover_x: str = "") -> Trace:
+    xs, ys = tuple(part[x]), tuple(None if pd.isna(v) else v * scale for v in part[y])
+    hover = tuple(f"{name or system_name(lang, system)}<br>{hover_x or x} = {_num(lang, a)}: "
+                  f"{'—' if b is None else _num(lang, b)}" for a, b in zip(xs, ys))
+    return Trace(xs, ys, name or system_name(lang, system), color=COLORS.get(system), hover=hover)
+
+
+def _num(lang: str, v: Any) -> str:
+    if isinstance(v, (int,)) or (isinstance(v, float) and v.is_integer() and abs(v) >= 1):
+        return str(int(v))
+    return number(lang, float(v), 3)
+
+
+def success_curves(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(success) of :func:`analysis.tools.compare.success_curves` on shared axes, aligned at the 50% point."""
+    traces = tuple(_line(part, "modifier", "p_success", s, lang, f"{system_name(lang, s)} ({dice(lang, part['dice'].iloc[0])})",
+                         hover_x=label(lang, "modifier")) for s, part in _systems(df))
+    panel = Panel(traces, xlabel=label(lang, "modifier"), ylabel=label(lang, "p_success"), y_range=(-0.02, 1.02),
+                  hlines=(0.5,), vlines=(0.0,))
+    return Chart("success_curves", TITLES[lang]["success_curves"], (panel,), caption=caption, row_height=4.6)
+
+
+def success_absolute(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """The same curves against each system's own value (target, rating, limit, skill), one panel each."""
+    panels = tuple(Panel((_line(part, "value", "p_success", s, lang, hover_x=label(lang, "value", s)),),
+                         title=system_name(lang, s), xlabel=label(lang, "value", s), ylabel=label(lang, "p_success"),
+                         x_integer=True, y_range=(-0.02, 1.02)) for s, part in _systems(df))
+    return Chart("success_absolute", TITLES[lang]["success_absolute"], panels, cols=2, caption=caption)
+
+
+def worth(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """Percentage points of P(success) bought by +1, against the modifier from the 50% point."""
+    traces = tuple(_line(part.dropna(subset=["delta_p"]), "modifier", "delta_p", s, lang, scale=100.0,
+                         hover_x=label(lang, "modifier")) for s, part in _systems(df))
+    panel = Panel(traces, xlabel=label(lang, "modifier"), ylabel=label(lang, "delta_p"), vlines=(0.0,))
+    return Chart("worth", TITLES[lang]["worth"], (panel,), caption=caption, row_height=4.6)
+
+
+def spread(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """The outcome's standard deviation across each system's range, one panel (and one unit) per system."""
+    panels = tuple(Panel((_line(part, "value", "std", s, lang, hover_x=label(lang, "value", s)),),
+                         title=f"{system_name(lang, s)}: {label(lang, 'outcome', s)}", xlabel=label(lang, "value", s),
+                         ylabel=f"{label(lang, 'spread')},\n{label(lang, 'unit', s)}", x_integer=True,
+                         y_range=(0.0, 1.15 * float(part["std"].max()) or 1.0))
+                   for s, part in _systems(df))
+    return Chart("spread", TITLES[lang]["spread"], panels, cols=2, caption=caption)
+
+
+def outcome_distributions(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """The outcome distribution of each system's standard check, one panel each."""
+    panels = []
+    for s, part in _systems(df):
+        value = part["value"].iloc[0]
+        name = f"{system_name(lang, s)}: {label(lang, 'value', s)} = {value}"
+        hover = tuple(f"{label(lang, 'outcome', s)} {r}: {percent(lang, p)}" for r, p in zip(part["result"], part["p"]))
+        trace = Trace(tuple(part["result"]), tuple(part["p"]), system_name(lang, s), kind="bar", color=COLORS[s],
+                      hover=hover)
+        panels.append(Panel((trace,), title=name, xlabel=label(lang, "outcome", s), ylabel=label(lang, "probability"),
+                            x_integer=True))
+    return Chart("outcome_distributions", TITLES[lang]["outcome_distributions"], tuple(panels), cols=2, caption=caption)
+
+
+def dice_families(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """Tri-Stat's curve for every die and ТУН's for every dice mode."""
+    panels = []
+    for s, part in _systems(df):
+        traces = tuple(Trace(tuple(c["value"]), tuple(c["p_success"]), dice(lang, mode),
+                             hover=tuple(f"{dice(lang, mode)}, {label(lang, 'value', s)} {v}: {percent(lang, p)}"
+                                         for v, p in zip(c["value"], c["p_success"])))
+                       for mode, c in part.groupby("dice", sort=False))
+        panels.append(Panel(traces, title=system_name(lang, s), xlabel=label(lang, "value", s),
+                            ylabel=label(lang, "p_success"), x_integer=True, y_range=(-0.02, 1.02)))
+    return Chart("dice_families", TITLES[lang]["dice_families"], tuple(panels), cols=2, caption=caption)
+
+
+def skill_gap(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(A wins) against the hit edge (a common currency) and against the gap in each system's points."""
+    left = tuple(_line(part, "hit_edge", "p_a_wins", s, lang, hover_x=label(lang, "hit_edge")) for s, part in _systems(df))
+    right = tuple(_line(part, "gap", "p_a_wins", s, lang, hover_x=label(lang, "skill_gap")) for s, part in _systems(df))
+    panels = (Panel(left, xlabel=label(lang, "hit_edge"), ylabel=label(lang, "p_win"), y_range=(0.0, 1.02)),
+              Panel(right, xlabel=label(lang, "skill_gap"), ylabel=label(lang, "p_win"), x_integer=True,
+                    y_range=(0.0, 1.02)))
+    return Chart("skill_gap", TITLES[lang]["skill_gap"], panels, cols=2, caption=caption)
+
+
+def rounds(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(the first fighter goes out in round r) for each system's pairing (rounds past 0.01% left out)."""
+    traces = tuple(_line(part[part["p"] >= 1e-4], "round", "p", s, lang, hover_x=label(lang, "rounds"))
+                   for s, part in _systems(df))
+    panel = Panel(traces, xlabel=label(lang, "rounds"), ylabel=label(lang, "probability"), x_integer=True)
+    return Chart("rounds", TITLES[lang]["rounds"], (panel,), caption=caption, row_height=4.6)
+
+
+def lethality(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(the fight kills) at each skill gap: one number per system and gap, shown once."""
+    defined = [(s, part) for s, part in _systems(df) if part["p_killed"].notna().all()]
+    missing = [s for s, part in _systems(df) if part["p_killed"].isna().any()]
+    level = LEVEL_NAMES[lang][df["lethal_at"].iloc[0]] if len(df) else ""
+    note = WORDS[lang]["no_level"].format(names=", ".join(system_name(lang, s) for s in missing), level=level) \
+        if missing else ""
+    traces = tuple(_line(part, "gap", "p_killed", s, lang, hover_x=label(lang, "skill_gap")) for s, part in defined)
+    panel = Panel(traces, xlabel=label(lang, "skill_gap"), ylabel=f"{label(lang, 'p_killed')} ({level})",
+                  x_integer=True, y_range=(-0.02, 1.02), note=note)
+    return Chart("lethality", TITLES[lang]["lethality"], (panel,), caption=caption, row_height=4.6)
+
+
+def damage(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(B is out after at most k damaging hits / k attacks of A), from :func:`analysis.fights.lethality.hits_to_out`."""
+    panels = []
+    for measure in ("hits", "attacks"):
+        part = df[(df["measure"] == measure)]
+        traces = tuple(_line(p[p["p_out"].shift(1, fill_value=0.0) < 0.999], "k", "p_out", s, lang,
+                             hover_x=label(lang, measure)) for s, p in _systems(part))
+        panels.append(Panel(traces, title=WORDS[lang][f"{measure}_panel"], xlabel=label(lang, measure),
+                            ylabel=label(lang, "p_out_by"), x_integer=True, y_range=(-0.02, 1.02), hlines=(0.5,)))
+    return Chart("damage", TITLES[lang]["damage"], tuple(panels), cols=2, caption=caption)
+
+
+def _effect_panels(df: pd.DataFrame, lang: str, row: str, measures: tuple[tuple[str, str, float], ...]) -> tuple[Panel, ...]:
+    """One horizontal-bar panel per measure, every row of ``df`` a category (in ``df``'s order)."""
+    names = tuple(f"{label(lang, 'short', s)}: {r}" for s, r in zip(df["system"], df[row]))
+    panels = []
+    for i, (column, title, scale) in enumerate(measures):
+        traces = []
+        for s, part in _systems(df):
+            values = tuple(None if pd.isna(v) else (0.0 if abs(v) < 1e-12 else v * scale) for v in part[column])
+            cats = tuple(f"{label(lang, 'short', s)}: {r}" for r in part[row])
+            hover = tuple(f"{c}<br>{title}: {'—' if v is None else number(lang, v, 3)}" for c, v in zip(cats, values))
+            traces.append(Trace(values, cats, system_name(lang, s), kind="hbar", color=COLORS[s], hover=hover))
+        rng = data_range((Panel(tuple(traces)),), "x", zero=True)
+        panels.append(Panel(tuple(traces), title=title, categories=names, category_labels=i == 0, vlines=(0.0,),
+                            x_range=rng))
+    return tuple(panels)
+
+
+def variant_effects(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """Signed effects of every rule variant: the check table's largest ΔP(success) and the matched duel's
+    ΔP(A wins), ΔP(killed) and Δ mean rounds; one scale per measure shared by every system; rows in the
+    table's order."""
+    pp = ", пп" if lang == "ru" else ", pp"
+    measures = (("check_shift", label(lang, "check_shift") + pp, 100.0),
+                ("d_p_a_wins", label(lang, "d_p_a_wins") + pp, 100.0),
+                ("d_p_killed", label(lang, "d_p_killed") + pp, 100.0),
+                ("d_mean_rounds", label(lang, "d_mean_rounds"), 1.0))
+    panels = _effect_panels(df, lang, "variant", measures)
+    return Chart("variant_effects", TITLES[lang]["variant_effects"], panels, cols=4, caption=caption,
+                 row_height=max(4.0, 0.23 * len(df)))
+
+
+def policy_effects(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """Signed effects of each tactical option against the plain fighter: ΔP(A wins), ΔP(A killed),
+    ΔP(B killed) and Δ mean rounds (A takes the option, B stays plain)."""
+    words = {"en": ("ΔP(A wins), pp", "ΔP(A killed), pp", "ΔP(B killed), pp", "Δ mean rounds"),
+             "ru": ("ΔP(победы A), пп", "ΔP(гибели A), пп", "ΔP(гибели B), пп", "Δ среднего числа раундов")}[lang]
+    measures = tuple(zip(("d_p_a_wins", "d_p_a_killed", "d_p_b_killed", "d_mean_rounds"), words,
+                         (100.0, 100.0, 100.0, 1.0)))
+    open_ = df[df["d_p_a_wins"].notna()]
+    if open_.empty:
+        panels = (Panel((), note=WORDS[lang]["no_policies"]),)
+    else:
+        panels = _effect_panels(open_.reset_index(drop=True), lang, "option", measures)
+    return Chart("policy_effects", TITLES[lang]["policy_effects"], panels, cols=len(panels), caption=caption,
+                 row_height=max(3.0, 0.3 * len(open_)))
+
+
+CHARTS = {f.__name__: f for f in (success_curves, success_absolute, worth, spread, outcome_distributions,
+                                    dice_families, skill_gap, rounds, lethality, damage, variant_effects,
+                                    policy_effects)}
+"""Every figure by name."""

@@ -1,0 +1,218 @@
+"""Cross-system comparisons of checks and rule readings: success curves aligned at the 50% point, the
+worth of a point, outcome distributions, criticals, dice sizes, what each rule variant moves and which
+tactical options pay in a matched fight.
+
+Every function takes a :class:`~analysis.fights.setup.Setup` (default: the book's rules, ``trained_armed``
+fighters) and returns a tidy DataFrame with a ``system`` column.
+
+>>> df = success_curves()
+>>> sorted(df["system"].unique())
+['kurs', 'onesix', 'tristat', 'tun']
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.engine.system import System
+from analysis.fights.lethality import duel_rules
+from analysis.fights.setup import Setup
+from analysis.present.tables import success_table, text
+from analysis.systems import all_systems, get_system
+from analysis.systems.tristat import DICE as TRISTAT_DICE
+from analysis.tools import variants as variant_tools
+from analysis.tools.variants import rule_alternatives, variants
+from analysis.tools.worth import worth
+
+
+def fifty_point(values: np.ndarray, p: np.ndarray) -> float:
+    """The value where P(success) crosses 1/2, linearly interpolated.
+
+    >>> fifty_point(np.array([1, 2, 3]), np.array([0.2, 0.4, 0.8]))
+    2.25
+    """
+    above = np.flatnonzero(p >= 0.5)
+    if above.size == 0 or above[0] == 0:
+        raise ValueError("P(success) does not cross 1/2 inside the range")
+    i = above[0]
+    return float(values[i - 1] + (0.5 - p[i - 1]) / (p[i] - p[i - 1]) * (values[i] - values[i - 1]))
+
+
+def check_mode(system: System, rules: Any, args: Any) -> str:
+    """The dice of the system's standard check under ``rules`` (tristat ``2dX``, tun the check's dice)."""
+    if system.id == "tristat":
+        return f"2d{rules.die}"
+    if system.id == "tun":
+        return args.dice
+    return next(iter(system.table_cases(rules, args)))[0]
+
+
+def success_curves(setup: Setup | None = None) -> pd.DataFrame:
+    """P(success) against each system's own value and against the modifier from its 50% point.
+
+    One curve per system at the ruleset's own dice; columns ``system, curve, dice, value, p_success,
+    modifier, fifty_point`` where ``modifier = value - fifty_point``.
+    """
+    setup = setup or Setup.build()
+    frames = []
+    for system in all_systems():
+        r, a = setup.ruleset(system.id), system.args()
+        df = success_table(system, r, a)
+        mode_col = "dice" if "dice" in df.columns else "mode"
+        mode = check_mode(system, r, a)
+        df = df[df[mode_col] == mode].sort_values(system.value)
+        values, p = df[system.value].to_numpy(), df["p_success"].to_numpy()
+        centre = fifty_point(values, p)
+        frames.append(pd.DataFrame({"system": system.id, "curve": f"{system.title} ({mode}, {system.value})",
+                                    "dice": mode, "value": values, "p_success": p, "modifier": values - centre,
+                                    "fifty_point": centre}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def standard_args(system: System, rules: Any) -> Any:
+    """The check at the value nearest each system's 50% point (the "standard character")."""
+    df = success_curves(Setup.build(rules={system.id: rules})).query("system == @system.id")
+    return system.args(**{system.value: int(round(df["fifty_point"].iloc[0]))})
+
+
+def worth_table(setup: Setup | None = None) -> pd.DataFrame:
+    """What +1 buys (``delta_p``) and the outcome's mean and spread (``std``, in the system's own unit) across
+    each system's range, aligned at the 50% point."""
+    setup = setup or Setup.build()
+    curves = success_curves(setup)
+    frames = []
+    for system in all_systems():
+        centre = curves.query("system == @system.id")["fifty_point"].iloc[0]
+        w = worth(system, setup.ruleset(system.id), system.args())
+        df = pd.DataFrame([dict(x) for x in w.rows])
+        df["system"], df["outcome"], df["modifier"] = system.id, w.outcome, df["value"] - centre
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def outcome_at_fifty(setup: Setup | None = None) -> pd.DataFrame:
+    """The outcome distribution (margin, success level, effectiveness) of each system's standard check."""
+    setup = setup or Setup.build()
+    frames = []
+    for system in all_systems():
+        r = setup.ruleset(system.id)
+        args = standard_args(system, r)
+        res = system.check(r, args)
+        d = {k: v for k, v in res.distribution.to_dict().items() if v >= 1e-6}
+        frames.append(pd.DataFrame({"system": system.id, "value": getattr(args, system.value), "outcome": res.outcome,
+                                    "result": list(d), "p": list(d.values())}))
+    return pd.concat(frames, ignore_index=True)
+
+
+SPECIAL = ("p_critical", "p_fumble", "p_equipment_fault", "p_complication")
+"""The special results of a check; a system without one has no value (not applicable), never 0."""
+
+
+def crits_and_fumbles(setup: Setup | None = None) -> pd.DataFrame:
+    """P(critical), P(fumble) and the system's other special results at the standard check.
+
+    Tri-Stat for every die; ТУН with its optional criticals switched on.  A result the system does not
+    have is missing (NaN), a result it has that cannot happen at this check is 0.
+    """
+    setup = setup or Setup.build()
+    rows = []
+    for system in all_systems():
+        r = setup.ruleset(system.id)
+        if system.id == "tun":
+            r = r.replace(crits=True)
+        cases = [r.replace(die=d) for d in TRISTAT_DICE] if system.id == "tristat" else [r]
+        for rr in cases:
+            args = standard_args(system, rr)
+            res = system.check(rr, args)
+            row = {"system": system.id, "dice": check_mode(system, rr, args), "value": getattr(args, system.value),
+                   "p_success": res.p_success, "p_critical": res.p_critical, "p_fumble": res.p_fumble}
+            row.update({k: v for k, v in res.extra.items() if k in SPECIAL})
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["system", "dice", "value", "p_success", *SPECIAL])
+
+
+def dice_families(setup: Setup | None = None) -> pd.DataFrame:
+    """Tri-Stat's success curves for every die and ТУН's for every dice mode."""
+    setup = setup or Setup.build()
+    frames = []
+    for sid in ("tristat", "tun"):
+        system = get_system(sid)
+        df = success_table(system, setup.ruleset(sid), system.args())
+        frames.append(df.rename(columns={system.value: "value"})[["system", "dice", "value", "p_success"]])
+    return pd.concat(frames, ignore_index=True)
+
+
+def check_shift(system: System, base: Any, alt: Any) -> float:
+    """The signed change of P(success) of largest size over the check table cases both rulesets share.
+
+    >>> tun = get_system("tun")
+    >>> round(check_shift(tun, tun.rules(), tun.rules(success_rule="le")), 4)
+    0.1667
+    """
+    keys = ["dice" if system.id in ("tristat", "tun") else "mode", system.value]
+    merged = success_table(system, base, system.args()).merge(success_table(system, alt, system.args()), on=keys)
+    d = (merged["p_success_y"] - merged["p_success_x"]).to_numpy()
+    return float(d[np.argmax(np.abs(d))]) if d.size else 0.0
+
+
+def variant_effects(setup: Setup | None = None) -> pd.DataFrame:
+    """Every rule variant against the setup's ruleset: the signed largest change of P(success) over the check
+    table, and the signed changes of P(A wins), P(killed) and mean rounds in the setup's duel.
+
+    Rows come in a stated order: the systems' order, then each ruleset's fields as declared, then each
+    field's values as its spec lists them.  The duel is played as :func:`analysis.fights.lethality.duel_rules` says.
+    """
+    setup = setup or Setup.build()
+    rows = []
+    for system in all_systems():
+        base = duel_rules(setup.ruleset(system.id))
+        a, b = setup.fighters(system.id)
+        report = {e.label: e for e in variants(system, base, a=a, b=b, workers=1).effects}
+        for name, value, label in rule_alternatives(system, base):
+            e = report[label]
+            d = e.duel_delta or {}
+            rows.append({"system": system.id, "variant": label, "field": name, "value": text(value),
+                         "check_shift": check_shift(system, base, base.replace(**{name: value})),
+                         "d_p_a_wins": d.get("p_a_wins"), "d_p_killed": d.get("p_death"),
+                         "d_mean_rounds": d.get("mean_rounds"), "after_out": base.after_out,
+                         "lethal_at": base.lethal_at, "note": e.note})
+    return pd.DataFrame(rows)
+
+
+def policy_effects(setup: Setup | None = None, fields: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
+    """Which tactical options pay in the setup's duel: A takes each other value of each policy field
+    (``Fighter.specs("policy")``, or ``fields[system]``), B stays plain (:func:`analysis.tools.variants.policy_effects`).
+
+    Columns: ``p_a_wins`` and its change against the plain duel, A's and B's P(killed) (the ``lethal_at``
+    level; ``None`` where the system has none) and their changes, P(someone killed), mean rounds and its
+    change; ``note`` says why a duel was refused.
+    """
+    setup = setup or Setup.build()
+    rows = []
+    for system in all_systems():
+        names = list(fields.get(system.id, ())) if fields is not None else list(system.Fighter.specs("policy"))
+        if not names:
+            continue
+        rules = duel_rules(setup.ruleset(system.id))
+        a, b = setup.fighters(system.id)
+        defined = system.level_missing(rules.lethal_at) is None
+        for e in variant_tools.policy_effects(system, rules, a, b, names, workers=1):
+            row: dict[str, Any] = {"system": system.id, "policy": e.name, "value": text(e.value), "option": e.label,
+                                   "note": e.note}
+            if e.duel is not None:
+                f, d = e.duel, e.duel_delta
+                ends = math.isfinite(f.mean_rounds)
+                row.update(p_a_wins=f.p_a_wins, d_p_a_wins=d["p_a_wins"],
+                           p_a_killed=f.p_a_killed if defined else None, p_b_killed=f.p_b_killed if defined else None,
+                           d_p_a_killed=d["p_a_killed"] if defined else None,
+                           d_p_b_killed=d["p_b_killed"] if defined else None,
+                           p_killed=f.p_killed if defined else None, mean_rounds=f.mean_rounds if ends else None,
+                           d_mean_rounds=d["mean_rounds"] if ends else None)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["system", "policy", "value", "option", "p_a_wins", "d_p_a_wins",
+                                       "p_a_killed", "d_p_a_killed", "p_b_killed", "d_p_b_killed", "p_killed",
+                                       "mean_rounds", "d_mean_rounds", "note"])

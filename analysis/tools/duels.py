@@ -1,0 +1,193 @@
+"""Exact duels for the balance tools: their figures, a designer's distance between them, and solving many at once.
+
+*Distances* between duel figures are measured in designer units: one unit is
+ten percentage points of a probability (P(A wins), P(death)) or a factor 1.5
+in mean rounds (``|ln(r / r')| / ln 1.5``), and the terms add in quadrature::
+
+    distance = sqrt(sum((dp / 0.10) ** 2) + (ln(rounds / wished) / ln 1.5) ** 2)
+
+*P(death)* of a duel is P(A killed) + P(B killed) at the ruleset's ``lethal_at``
+level (the expected number of deaths; equal to P(someone dies) unless both can
+die in the same round).
+
+Tools over fights (``design``, ``variants`` with fighters, ``equiv`` of a
+fight) estimate their duels' time before starting (:mod:`analysis.fights.budget`)
+and refuse past a budget of about a minute (``budget`` seconds allows more);
+a duel past the memory ceiling is skipped with a note.
+
+>>> round(figure_distance([(0.5, 0.6)], (4.0, 6.0)), 6)
+1.414214
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from analysis.base.params import DicelabError
+from analysis.base.pool import check_workers, cores, fork_or_spawn, process_pool
+from analysis.engine.markov import STATUS_NAMES
+from analysis.engine.system import System
+from analysis.fights import budget as cost
+
+P_UNIT = 0.10
+"""One distance unit of a probability: ten percentage points."""
+ROUNDS_UNIT = math.log(1.5)
+"""One distance unit of mean rounds: a factor 1.5."""
+MIN_JOBS_PER_WORKER = 8
+ESTIMATE_SAMPLE = 256
+"""A larger grid's time is estimated from this many of its settings, drawn at random (with a fixed seed)."""
+
+
+@dataclass(frozen=True)
+class DuelFigures:
+    """The figures of an exact duel the balance tools compare."""
+
+    p_a_wins: float
+    p_b_wins: float
+    p_both_out: float
+    p_death: float
+    mean_rounds: float
+    p_stalemate: float
+    p_a_killed: float = 0.0
+    p_b_killed: float = 0.0
+    p_killed: float = 0.0
+    """P(the fight ends with at least one fighter at the ``lethal_at`` level or worse)."""
+
+    @classmethod
+    def of(cls, result: Any) -> "DuelFigures":
+        """The figures of a :class:`~analysis.engine.combat.DuelResult`; P(death) and P(killed) count the ruleset's
+        ``lethal_at`` level; a fight that never ends has infinite mean rounds."""
+        s = result.solution
+        lethal = result.variants.get("lethal_at", "dying")
+        killed = s.killed(lethal)
+        worst = STATUS_NAMES.index(lethal)
+        anyone = sum(p for pair, p in s.final.items() if max(STATUS_NAMES.index(x) for x in pair) >= worst)
+        mean = s.mean_rounds if s.mean_rounds is not None else math.inf
+        return cls(s.p_a_wins, s.p_b_wins, s.p_both_out, sum(killed), mean, s.p_stalemate, *killed, anyone)
+
+    def delta(self, base: "DuelFigures") -> dict[str, float]:
+        """The change from ``base``: probabilities as differences, mean rounds also as a log ratio (0 when
+        neither fight ends, infinite when one of them never does)."""
+        endless = math.isinf(self.mean_rounds) and math.isinf(base.mean_rounds)
+        if endless:
+            log_ratio = 0.0
+        elif math.isinf(self.mean_rounds) or math.isinf(base.mean_rounds):
+            log_ratio = math.inf if math.isinf(self.mean_rounds) else -math.inf
+        else:
+            log_ratio = math.log(self.mean_rounds / base.mean_rounds)
+        return {"p_a_wins": self.p_a_wins - base.p_a_wins, "p_death": self.p_death - base.p_death,
+                "p_a_killed": self.p_a_killed - base.p_a_killed, "p_b_killed": self.p_b_killed - base.p_b_killed,
+                "mean_rounds": self.mean_rounds - base.mean_rounds if not endless else 0.0,
+                "log_rounds_ratio": log_ratio}
+
+    def to_dict(self) -> dict[str, float]:
+        return dataclasses.asdict(self)
+
+
+def figure_distance(probabilities: Sequence[tuple[float, float]], rounds: tuple[float, float]) -> float:
+    """The normalised distance of the module docstring; ``inf`` when a fight never ends.
+
+    >>> round(figure_distance([(0.5, 0.6)], (4.0, 6.0)), 6)
+    1.414214
+    """
+    if min(rounds) <= 0 or not all(math.isfinite(r) for r in rounds):
+        return math.inf
+    terms = [((x - y) / P_UNIT) ** 2 for x, y in probabilities]
+    terms.append((math.log(rounds[0] / rounds[1]) / ROUNDS_UNIT) ** 2)
+    return math.sqrt(sum(terms))
+
+
+def require_duel(system: System) -> None:
+    if system.duel is None or system.Fighter is None:
+        raise DicelabError(f"{system.id} has no exact duel yet")
+
+
+def _solve_one(system: System, max_memory: float | None, job: tuple[Any, Any, Any]) -> DuelFigures | str:
+    """One duel's figures, or the message of the error that stopped it (a duel past the memory ceiling is not
+    started)."""
+    try:
+        cost.check_duel(system, *job, limit_gb=max_memory, option="--max-memory GB")
+        return DuelFigures.of(system.duel(*job))
+    except (DicelabError, NotImplementedError) as err:
+        return str(err) or type(err).__name__
+
+
+def worker_count(workers: int | None, jobs: int) -> int:
+    """The process count: as asked (at most one per job), or by default the cores, each with a few jobs."""
+    if workers is None:
+        return max(1, min(cores(), jobs // MIN_JOBS_PER_WORKER))
+    return max(1, min(check_workers(workers, "processes"), jobs))
+
+
+def estimate_seconds(system: System, jobs: Sequence[tuple[Any, Any, Any]], max_memory: float | None = None) -> float:
+    """The one-process time of the duels ``jobs`` (from :data:`ESTIMATE_SAMPLE` of them spread over the list when
+    there are more); a duel past the memory ceiling counts nothing: it will be skipped."""
+    if len(jobs) <= ESTIMATE_SAMPLE:
+        sample = list(jobs)
+    else:  # a fixed random sample: an even stride could fall in step with the grid
+        picks = np.random.default_rng(0).choice(len(jobs), ESTIMATE_SAMPLE, replace=False)
+        sample = [jobs[i] for i in sorted(picks)]
+    limit = cost.max_memory(max_memory)
+    admitted = [job for job in sample if cost.duel_bytes(system, *job) <= limit]
+    return cost.duels_seconds(system, admitted) * len(jobs) / max(1, len(sample))
+Progress = Callable[[int], Any]
+"""A progress factory: called with the number of duels, it returns an :class:`analysis.base.progress.Progress`."""
+
+
+def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: int | None = None,
+                budget: float | None = None, max_memory: float | None = None, progress: Progress | None = None,
+                what: str = "duels") -> list[DuelFigures | str]:
+    """Exact duels ``(rules, a, b)`` in order, over ``workers`` processes (default: the cores, for many jobs).
+
+    The duels' time is estimated first and refused past ``budget`` seconds
+    (:func:`analysis.fights.budget.check_budget`); a duel past ``max_memory`` GB is
+    skipped (its message in place of figures).  Each duel is exact and
+    independent, so the results do not depend on the worker count.
+    """
+    n = worker_count(workers, len(jobs))
+    wall = cost.check_budget(what, estimate_seconds(system, jobs, max_memory), n, budget)
+    bar = progress(len(jobs)) if progress is not None else None
+    if bar is not None and wall >= 2:
+        bar.note(f"{len(jobs):,} exact duels, about {cost.human(wall)} on {n} process{'es' * (n > 1)}")
+    run = partial(_solve_one, system, max_memory)
+    out: list[DuelFigures | str] = []
+    try:
+        if n == 1:
+            for job in jobs:
+                out.append(run(job))
+                if bar is not None:
+                    bar.update(1)
+            return out
+        pool = process_pool(n, fork_or_spawn())
+        try:
+            for figures in pool.map(run, jobs, chunksize=max(1, min(16, len(jobs) // (8 * n)))):
+                out.append(figures)
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            pool.shutdown(wait=len(out) == len(jobs), cancel_futures=True)
+        return out
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def duel_job(make: Callable[[], tuple[Any, Any, Any]]) -> tuple[Any, Any, Any] | str:
+    """A duel job, or why it cannot be made (a value another field does not allow, e.g. an aimed shot in melee)."""
+    try:
+        return make()
+    except DicelabError as err:
+        return f"not allowed here: {err}"
+
+
+def solve_valid(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any) -> list[DuelFigures | str]:
+    """:func:`solve_duels` over the jobs that could be made; the others keep their reason."""
+    valid = [job for job in jobs if not isinstance(job, str)]
+    solved = iter(solve_duels(system, valid, *args))
+    return [job if isinstance(job, str) else next(solved) for job in jobs]

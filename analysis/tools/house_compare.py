@@ -1,0 +1,106 @@
+"""House rules against the book: what a ruleset changes, and what that does to the check table, to the
+matched duel of each archetype and to the worth of +1, side by side with the differences.
+
+``dicelab rules diff``, ``dicelab compare`` and ``dicelab report --compare`` all print these.
+
+>>> from analysis.systems import get_system
+>>> tun = get_system("tun")
+>>> [(c["field"], c["book"], c["house"]) for c in changes("tun", tun.rules(success_rule="le"))]
+[('success_rule', 'lt', 'le')]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pandas as pd
+
+from analysis.base.params import DicelabError, Validated
+from analysis.engine.registry import house_rules_of
+from analysis.fights.fighters import archetype, archetypes
+from analysis.fights.lethality import p_killed
+from analysis.present.tables import success_table, text
+from analysis.systems import get_system
+from analysis.tools.compare import check_mode
+from analysis.tools.worth import worth
+
+
+def book_of(rules: Validated) -> Validated:
+    """The book's ruleset played the same way: every variant and constant at its default, the duel options
+    (``after_out``, ``lethal_at``, ...) kept."""
+    cls = type(rules)
+    return cls(**{name: getattr(rules, name) for name in cls.specs("option")})
+
+
+def changes(system_id: str, rules: Validated, base: Validated | None = None) -> list[dict[str, Any]]:
+    """Every field of ``rules`` that differs from ``base`` (default: the book), with its kind and meaning."""
+    base = base if base is not None else type(rules)()
+    now, then = rules.to_dict(), base.to_dict()
+    return [{"system": system_id, "field": i.name, "kind": i.kind, "book": text(then[i.name]),
+             "house": text(now[i.name]), "help": i.help}
+            for i in type(rules).describe() if now[i.name] != then[i.name]]
+
+
+def check_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFrame:
+    """P(success) of the standard check over the system's value, under both rulesets, and the difference."""
+    system = get_system(system_id)
+    args = system.args()
+    tables = []
+    for name, rules in (("book", book), ("house", house)):
+        df = success_table(system, rules, args)
+        mode_col = "dice" if "dice" in df.columns else "mode"
+        df = df[df[mode_col] == check_mode(system, rules, args)]
+        tables.append(df[[system.value, "p_success"]].rename(columns={system.value: "value", "p_success": name}))
+    out = tables[0].merge(tables[1], on="value", how="outer").sort_values("value", ignore_index=True)
+    out["diff"] = out["house"] - out["book"]
+    return out
+
+
+def duel_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFrame:
+    """Each archetype against itself under both rulesets: P(A wins), P(killed) (someone at ``lethal_at``; empty
+    where the system has no such level) and mean rounds (empty when the fight never ends), and the differences."""
+    system = get_system(system_id)
+    rows = []
+    for name in archetypes(system_id):
+        f = archetype(system, name)
+        row: dict[str, Any] = {"archetype": name}
+        notes = []
+        results = {}
+        for which, rules in (("book", book), ("house", house)):
+            try:
+                results[which] = system.duel(rules, f, f).to_dict()
+            except DicelabError as err:
+                results[which] = None
+                notes.append(f"{which}: {err}")
+        for key in ("p_a_wins", "p_killed", "mean_rounds"):
+            for which, res in results.items():
+                row[f"{key}_{which}"] = None if res is None else p_killed(res) if key == "p_killed" else res[key]
+            b, h = row[f"{key}_book"], row[f"{key}_house"]
+            row[f"{key}_diff"] = h - b if b is not None and h is not None else None
+        notes += [f"{which}: {res['rounds_note']}" for which, res in results.items() if res and res["rounds_note"]]
+        row["note"] = "; ".join(notes)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def worth_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFrame:
+    """What +1 buys (ΔP(success)) at each value of the standard check, under both rulesets."""
+    system = get_system(system_id)
+    tables = [pd.DataFrame([{"value": r["value"], name: r["delta_p"]} for r in worth(system, rules, system.args()).rows])
+              for name, rules in (("book", book), ("house", house))]
+    out = tables[0].merge(tables[1], on="value", how="outer").sort_values("value", ignore_index=True)
+    out["diff"] = out["house"] - out["book"]
+    return out.dropna(subset=["book", "house"], how="all")
+
+
+def compare_rules(house: Mapping[str, Validated], base: Mapping[str, Validated] | None = None) -> dict[str, dict[str, Any]]:
+    """For each system of ``house``: what changed against ``base`` (default: the book played the same way),
+    the check table, the archetypes' matched duels and the worth of +1 under both."""
+    out = {}
+    for sid, rules in house.items():
+        book = base[sid] if base is not None else book_of(rules)
+        out[sid] = {"house_rules": house_rules_of(sid, rules.to_dict()), "changes": changes(sid, rules, book),
+                    "variants": rules.to_dict(), "book_variants": book.to_dict(),
+                    "checks": check_rows(sid, rules, book), "duels": duel_rows(sid, rules, book),
+                    "worth": worth_rows(sid, rules, book)}
+    return out
