@@ -40,7 +40,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from analysis.base.lazy import sp
+from analysis.base.lazy import sp, spsolve
 from analysis.engine.markov import Absorption, absorb
 
 TOL = 1e-13
@@ -208,6 +208,30 @@ def evaluate(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> Abso
     x0 = sp.csr_matrix(([1.0], ([0], [game.start])), shape=(1, game.n))
     x_s, x_e = through(x0)
     return absorb(q, r, np.asarray(x_s.todense()).ravel(), np.asarray(x_e.todense()).ravel())
+
+
+def visits(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.ndarray:
+    """Each state's expected number of visits in the play ``(a_strategy, b_strategy)`` from the start (what
+    never ends is not counted: a state on an endless loop gets its visits until the loop, then stops).
+
+    >>> g = Game.build([[[(0.5, 0), (0.5, 1)]], []], [1, 0], [1, 0], [0.0, 1.0])
+    >>> visits(g, g.book("a"), g.book("b")).tolist()
+    [2.0, 1.0]
+    """
+    t = chain(game, a_strategy, b_strategy).tocsc()
+    live = np.flatnonzero(~game.ends)
+    q = t[live][:, live]
+    x0 = np.zeros(live.size)
+    where = np.searchsorted(live, game.start)
+    out = np.zeros(game.n)
+    if where < live.size and live[where] == game.start:
+        x0[where] = 1.0
+        inside = spsolve((sp.identity(live.size, format="csc") - q).T.tocsc(), x0)
+        out[live] = inside
+        out[game.ends] = np.asarray(sp.csr_matrix(inside) @ t[live][:, np.flatnonzero(game.ends)].todense()).ravel()
+    else:
+        out[game.start] = 1.0
+    return out
 
 
 # ------------------------------------------------------------------ compiled parts

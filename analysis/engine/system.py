@@ -59,6 +59,10 @@ class System:
     """``duel_states(rules, a, b)``: an upper estimate of the exact duel's chain states, computed without building
     it (memory and time guards refuse a duel past a budget before it starts)."""
 
+    tactics: Callable[[Any, Any, Any], Any] | None = None
+    """``tactics(rules, a, b)`` -> :class:`~analysis.engine.decisions.DecisionGame`: the duel as a game of the
+    decisions of RULES.md section 8 (``None``: the system does not model decisions yet)."""
+
     def level_missing(self, level: str) -> str | None:
         """Why a duel reports ``null`` for ``level``, or ``None`` when the system has it."""
         if self.levels.get(level) is not None:
