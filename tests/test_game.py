@@ -4,7 +4,9 @@ the fixed play's absorption and rounds by enumerating paths."""
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -165,3 +167,50 @@ def test_a_loop_inside_a_round_is_refused():
     g = Game.build(options, [1, 1, 1, 0], [1, 1, 1, 0], [0, 0, 0, 1.0], round_start=[True, False, False, False])
     with pytest.raises(ValueError, match="loop"):
         evaluate(g, g.book("a"), g.book("b"))
+
+
+def test_an_explored_one_against_two_fight_matches_a_recursion_and_reports_its_groups():
+    """One hero (two hits to fall) against two mooks (one hit each); each round the hero strikes the first mook
+    still up (hits 0.6), then each mook up strikes the hero (hits 0.3); the recursion solves the same rules."""
+    from analysis.engine.explore import explore
+    from analysis.engine.groups import group_solution
+    from analysis.engine.markov import OUT, UP
+
+    def step(s):
+        hero, mooks = s
+        if hero >= 2 or mooks == 0:
+            return None
+        out = {}
+        for hit, p in ((1, 0.6), (0, 0.4)):
+            left = mooks - hit
+            for k in range(left + 1):  # k of the mooks left hit the hero
+                q = p * math.comb(left, k) * 0.3 ** k * 0.7 ** (left - k)
+                nxt = (min(hero + k, 2), left)
+                out[nxt] = out.get(nxt, 0.0) + q
+        return 1, 1, [[(q, t) for t, q in out.items()]]
+
+    ex = explore((0, 2), step, round_start=lambda s: True)
+    got = evaluate(ex.game, ex.game.book("a"), ex.game.book("b"))
+    end_labels = [ex.labels[i] for i in np.flatnonzero(ex.game.ends)]
+    ends = np.array([[OUT if h >= 2 else UP] + [UP] * m + [OUT] * (2 - m) for h, m in end_labels])
+    sol = group_solution(got, ends, 1, ("hero",), ("mook", "mook"), states=ex.game.n)
+
+    @functools.lru_cache(maxsize=None)
+    def win(hero: int, mooks: int) -> float:
+        if hero >= 2:
+            return 0.0
+        if mooks == 0:
+            return 1.0
+        stay, total = 0.0, 0.0
+        for q, t in step((hero, mooks))[2][0]:
+            if t == (hero, mooks):
+                stay += q
+            else:
+                total += q * win(*t)
+        return total / (1 - stay)
+
+    assert sol.p_a_wins == pytest.approx(win(0, 2), abs=1e-12)
+    assert sol.p_a_wins + sol.p_b_wins + sol.p_both_out == pytest.approx(1.0, abs=1e-12)
+    assert sum(sol.survivors_b.values()) == pytest.approx(1.0, abs=1e-12)
+    hero = sol.fighters[0]
+    assert hero.p_out == pytest.approx(sol.p_b_wins + sol.p_both_out, abs=1e-12)

@@ -1,0 +1,91 @@
+"""What a group fight reports (RULES.md section 7): sides' wins, survivors able to act, each fighter's levels.
+
+A fight's end is the status of every fighter (``up``, ``out``, ``dying``,
+``dead`` as in :mod:`analysis.engine.markov`), side A's then side B's, in the
+sides' listed order.  :func:`group_solution` turns the mass absorbed at each
+end (an :class:`~analysis.engine.markov.Absorption`) into a
+:class:`GroupSolution`: P(side A wins) (someone of A up, nobody of B), P(side
+B wins), P(both out), P(never ends), the distribution of survivors able to
+act on each side, per fighter P(out / dying / dead or worse), and the rounds.
+A one-against-one fight is a duel: its solution holds the duel's numbers.
+
+>>> from analysis.engine.markov import OUT, UP, absorb
+>>> import scipy.sparse as sp
+>>> got = absorb(sp.csr_matrix((1, 1)), sp.csr_matrix([[0.75, 0.25]]), np.array([1.0]))
+>>> ends = np.array([[UP, UP, OUT], [OUT, UP, UP]])   # A: one fighter; B: two
+>>> sol = group_solution(got, ends, 1, ("hero",), ("mook", "mook"), states=3)
+>>> sol.p_a_wins, sol.p_b_wins, sol.survivors_b
+(0.0, 0.25, {0: 0.0, 1: 0.75, 2: 0.25})
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from analysis.engine.markov import DEAD, DYING, OUT, UP, Absorption
+
+
+@dataclass(frozen=True)
+class FighterLevels:
+    """One fighter's P(out), P(dying) and P(dead), each "at that level or worse" at the fight's end."""
+
+    side: str
+    index: int
+    name: str
+    p_out: float
+    p_dying: float
+    p_dead: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"side": self.side, "index": self.index, "name": self.name, "p_out": self.p_out,
+                "p_dying": self.p_dying, "p_dead": self.p_dead}
+
+
+@dataclass(frozen=True)
+class GroupSolution:
+    """The outcome of a group fight (see the module docstring); ``survivors_x[k]`` = P(k of side x able to act
+    at the end)."""
+
+    p_a_wins: float
+    p_b_wins: float
+    p_both_out: float
+    p_stalemate: float
+    survivors_a: dict[int, float]
+    survivors_b: dict[int, float]
+    fighters: tuple[FighterLevels, ...]
+    rounds: dict[int, float]
+    mean_rounds: float | None
+    rounds_tail: float
+    states: int
+    truncation: float = 0.0
+    final: dict[tuple[int, ...], float] = field(default_factory=dict, repr=False)
+
+
+def group_solution(got: Absorption, ends: np.ndarray, size_a: int, names_a: Sequence[str], names_b: Sequence[str],
+                   states: int) -> GroupSolution:
+    """The :class:`GroupSolution` of an absorption whose columns are the ends ``ends`` (one row of statuses per
+    end: side A's ``size_a`` fighters, then side B's)."""
+    ends = np.asarray(ends)
+    mass = np.asarray(got.absorbed, dtype=float)
+    up_a = (ends[:, :size_a] == UP).sum(axis=1)
+    up_b = (ends[:, size_a:] == UP).sum(axis=1)
+    p_a = float(mass[(up_a > 0) & (up_b == 0)].sum())
+    p_b = float(mass[(up_b > 0) & (up_a == 0)].sum())
+    p_both = float(mass[(up_a == 0) & (up_b == 0)].sum())
+    surv_a = {k: float(mass[up_a == k].sum()) for k in range(size_a + 1)}
+    surv_b = {k: float(mass[up_b == k].sum()) for k in range(len(names_b) + 1)}
+    fighters = []
+    for col, (side, i, name) in enumerate([("a", i, n) for i, n in enumerate(names_a)]
+                                          + [("b", i, n) for i, n in enumerate(names_b)]):
+        s = ends[:, col]
+        fighters.append(FighterLevels(side, i, name, float(mass[s >= OUT].sum()), float(mass[s >= DYING].sum()),
+                                      float(mass[s == DEAD].sum())))
+    final: dict[tuple[int, ...], float] = {}
+    for row, p in zip(map(tuple, ends.tolist()), mass.tolist()):
+        if p > 0:
+            final[row] = final.get(row, 0.0) + p
+    return GroupSolution(p_a, p_b, p_both, got.p_stalemate, surv_a, surv_b, tuple(fighters), got.rounds,
+                         got.mean_rounds, got.rounds_tail, states, got.truncation, final)
