@@ -162,3 +162,22 @@ def test_the_simple_rule_reads_as_a_rule_and_keeps_the_gain_it_claims():
     if rule.agreement == 1.0 and rule.share_of_gain is not None:
         assert rule.share_of_gain == pytest.approx(1.0, abs=1e-9)
     assert t.to_dict()["simple_rule"]["text"] == rule.text
+
+
+def test_policy_tables_hold_the_strategy_by_features_and_refuse_features_that_miss_something():
+    from dataclasses import replace
+
+    from analysis.engine.decisions import policy_tables
+    from analysis.engine.game import solve
+
+    dg = toy().with_objective("wins")
+    eq = solve(dg.game)
+    tables = policy_tables(dg, eq.a_strategy, eq.b_strategy)
+    a = next(t for t in tables if t.side == "a")
+    for state, feats in zip(dg.states[0], dg.features[0]):
+        start = dg.game.a_offsets[state]
+        assert a.probs[a.cell(feats)].tolist() == eq.a_strategy[start:start + 2].tolist()
+    blind = replace(dg, features=(np.zeros_like(dg.features[0]), dg.features[1]))
+    if len({tuple(eq.a_strategy[dg.game.a_offsets[s]:dg.game.a_offsets[s] + 2]) for s in dg.states[0]}) > 1:
+        with pytest.raises(ValueError, match="features miss"):
+            policy_tables(blind, eq.a_strategy, eq.b_strategy)

@@ -86,3 +86,47 @@ def payoffs(ends: np.ndarray, a: Track, b: Track, objective: str) -> np.ndarray:
     if objective == "survive":
         return -(sa >= DYING).astype(float)
     return (sa == UP).astype(float) - (sb == UP).astype(float)
+
+
+@dataclass(frozen=True)
+class PolicyTable:
+    """One side's strategy for one decision as a dense table over what the decider knows (for a simulator):
+    feature ``f`` runs over ``lo[f] .. lo[f] + shape[f] - 1``; ``probs[cell]`` holds each action's probability
+    at that cell (row-major over the features), ``NaN`` where no state of the game has those features."""
+
+    decision: str
+    side: str
+    actions: tuple[str, ...]
+    features: tuple[str, ...]
+    lo: np.ndarray
+    shape: np.ndarray
+    probs: np.ndarray
+
+    def cell(self, values: np.ndarray) -> int:
+        """The row of ``probs`` for the feature values ``values``."""
+        return int(np.ravel_multi_index(tuple(np.asarray(values) - self.lo), tuple(self.shape)))
+
+
+def policy_tables(dg: DecisionGame, a_strategy: np.ndarray, b_strategy: np.ndarray) -> tuple[PolicyTable, ...]:
+    """The play ``(a_strategy, b_strategy)`` as one :class:`PolicyTable` per decision.  Two states a decider
+    cannot tell apart (the same features) must get the same strategy: otherwise the strategy uses what the
+    decider does not know, and this refuses it naming the decision."""
+    g = dg.game
+    out = []
+    for dec, states, feats in zip(dg.decisions, dg.states, dg.features):
+        feats = np.asarray(feats, dtype=np.int64).reshape(len(states), len(dec.features))
+        lo = feats.min(axis=0) if len(states) else np.zeros(len(dec.features), dtype=np.int64)
+        shape = (feats.max(axis=0) - lo + 1) if len(states) else np.ones(len(dec.features), dtype=np.int64)
+        offsets = g.a_offsets if dec.side == "a" else g.b_offsets
+        strategy = a_strategy if dec.side == "a" else b_strategy
+        rows = strategy[offsets[states][:, None] + np.arange(len(dec.actions))[None, :]]
+        probs = np.full((int(np.prod(shape)), len(dec.actions)), np.nan)
+        cells = np.ravel_multi_index(tuple((feats - lo).T), tuple(shape)) if len(states) else np.zeros(0, int)
+        for cell, row in zip(cells, rows):
+            if not np.isnan(probs[cell, 0]) and np.abs(probs[cell] - row).max() > 1e-9:
+                raise ValueError(f"decision {dec.name} ({dec.side}): two states with the same features "
+                                 f"{dict(zip(dec.features, np.unravel_index(cell, tuple(shape))))} are played "
+                                 "differently: the features miss something the strategy uses")
+            probs[cell] = row
+        out.append(PolicyTable(dec.name, dec.side, dec.actions, dec.features, lo, shape, probs))
+    return tuple(out)
