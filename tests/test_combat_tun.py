@@ -97,13 +97,50 @@ def round_turns(first, second, policy, n, cost, rnd):
     return [(lead, actions), (follow, n)]
 
 
+PART = {"arm": 0, "hand": 0, "leg": 1, "foot": 1, "knee": 1, "head": 2}
+"""Which effect a hit on each part gives, from the seed: «в ногу, что бы обездвижить», «в руку — что бы он не мог
+ничего держать», «в голову, что бы оглушить»: (disarmed, immobilised, stunned actions pending)."""
+FRESH = (0, 0, 0)
+
+
+def acting_sheet(x, effects):
+    """The fighter as it fights: disarmed, with its fists (melee, E*1 + 0, no aimed shot); immobilised, it does not
+    move."""
+    disarmed, immobilised, _ = effects
+    y = dict(x)
+    if disarmed:
+        y.update(ranged=False, weapon_n=1, weapon_b=0, aim="none")
+    if immobilised:
+        y["moving"] = False
+    return y
+
+
+def reaches(x, r):
+    return x["ranged"] or r["distance"] <= r["melee_reach"]
+
+
+def after_hit(effects, att, r, stays_up):
+    """The target's effects after a hit of ``att`` (as it fights): its aim's effect, per ``aim_effects``; a head
+    hit sets the lost actions to ``stun_actions`` (renewed, not added)."""
+    if att["aim"] == "none" or r["aim_effects"] == "none" or (r["aim_effects"] == "while_up" and not stays_up):
+        return effects
+    out = list(effects)
+    k = PART[att["aim"]]
+    out[k] = r["stun_actions"] if k == 2 else 1
+    return tuple(out)
+
+
 def duel_brute(a, b, r):
-    """Every figure of a duel by recursion over (round, trauma A, trauma B), walked action by action.
+    """Every figure of a duel by recursion over (round, trauma and effects of A, of B), walked action by action.
 
     After every turn, a fighter put out whose own turn has not yet come this round speaks its last word
     (``last_word_actions`` actions, each while the other is up and costing ``last_word_trauma``; a dying
     fighter only under ``dying_last_word``).  Rounds from the third repeat.  With ``after_out=finish`` the
     winner then attacks the helpless loser until it is dying or ``finish_attacks`` attacks are made.
+    Aimed shots: a fighter with stunned actions pending loses its next action (no attack, no last-word trauma);
+    a melee fighter (or a disarmed one) beyond ``melee_reach`` does nothing, and in finishing each of its attacks
+    misses.  Every hit must wound (E >= 1 or b >= 1): then a round either changes nothing or moves forward, and
+    the only loop is a round that changes nothing (divided out).
     Floats: the self-loop divisions make exact fractions grow without bound.
     """
     f = {"a": a, "b": b}
@@ -111,101 +148,114 @@ def duel_brute(a, b, r):
     line = {s: r["death_multiple"] * v for s, v in vol.items()}
     cap = {s: line[s] + 1 for s in f}
     other = {"a": "b", "b": "a"}
-    pmf = {}
-    for s in "ab":
-        for mode in ("normal", "last_word", "helpless"):
-            acc = {}
-            for p, t in attack_brute(f[s], f[other[s]], r, mode):
-                acc[t or 0] = acc.get(t or 0, 0) + float(p)
-            pmf[s, mode] = list(acc.items())
     policy = {s: x["turn_policy"] for s, x in f.items()}
+
+    @lru_cache(maxsize=None)
+    def pmf(s, mine, theirs, mode):
+        """((trauma, hit), p) of one attack of s as it fights on the other as it stands."""
+        acc = {}
+        for p, t in attack_brute(acting_sheet(f[s], mine), acting_sheet(f[other[s]], theirs), r, mode):
+            acc[t or 0, t is not None] = acc.get((t or 0, t is not None), 0) + float(p)
+        return tuple(acc.items())
 
     def up(s, t):
         return t[s] < vol[s]
 
-    def hit(dist, s, mode, cost=0):
-        """s attacks the other once in each state of ``dist`` where both (or, speaking, the other) are up."""
+    def act(dist, s, mode, cost=0):
+        """s acts once in each state of ``dist`` where the other is up (and s too, unless it speaks)."""
         o = other[s]
         nxt = {}
-        for (ta, tb, spoke), p in dist.items():
-            t = {"a": ta, "b": tb}
+
+        def put(t, e, spoke, p):
+            key = (t["a"], e["a"], t["b"], e["b"], spoke)
+            nxt[key] = nxt.get(key, 0.0) + p
+
+        for (ta, ea, tb, eb, spoke), p in dist.items():
+            t, e = {"a": ta, "b": tb}, {"a": ea, "b": eb}
+            att = acting_sheet(f[s], e[s])
             if not up(o, t) or (mode == "normal" and not up(s, t)):
-                nxt[ta, tb, spoke] = nxt.get((ta, tb, spoke), 0.0) + p
-                continue
-            for d, q in pmf[s, mode]:
-                u = dict(t)
-                u[o] = min(u[o] + d, cap[o])
-                u[s] = min(u[s] + cost, cap[s])
-                key = (u["a"], u["b"], spoke)
-                nxt[key] = nxt.get(key, 0.0) + p * q
+                put(t, e, spoke, p)
+            elif e[s][2]:
+                put(t, {**e, s: e[s][:2] + (e[s][2] - 1,)}, spoke, p)
+            elif not reaches(att, r):
+                put(t, e, spoke, p)
+            else:
+                for (d, hit), q in pmf(s, e[s], e[o], mode):
+                    u = {**t, o: min(t[o] + d, cap[o]), s: min(t[s] + cost, cap[s])}
+                    put(u, {**e, o: after_hit(e[o], att, r, u[o] < vol[o]) if hit else e[o]}, spoke, p * q)
         return nxt
 
-    def play(ta, tb, rnd, first):
-        dist = {(ta, tb, ""): 1.0}
+    def play(state, rnd, first):
+        dist = {state + ("",): 1.0}
         came = set()
         n = r["actions_per_turn"]
         for side, k in round_turns(first, other[first], policy, n, r["initiative_skip_cost"], rnd):
             came.add(side)
             for _ in range(k):
-                dist = hit(dist, side, "normal")
+                dist = act(dist, side, "normal")
             for x in "ab":
                 if x in came or not r["last_word"]:
                     continue
                 speaking = {}
-                for (sa, sb, spoke), p in dist.items():
-                    t = {"a": sa, "b": sb}
+                for (ta, ea, tb, eb, spoke), p in dist.items():
+                    t = {"a": ta, "b": tb}
                     ready = not up(x, t) and up(other[x], t) and x not in spoke
                     ready = ready and (r["dying_last_word"] or t[x] <= line[x])
-                    key = (sa, sb, spoke + x if ready else spoke)
+                    key = (ta, ea, tb, eb, spoke + x if ready else spoke)
                     speaking[key] = speaking.get(key, 0.0) + p
-                rest = {k: p for k, p in speaking.items() if x not in k[2]}
-                talk = {k: p for k, p in speaking.items() if x in k[2]}
+                rest = {k: p for k, p in speaking.items() if x not in k[4]}
+                talk = {k: p for k, p in speaking.items() if x in k[4]}
                 for _ in range(r["last_word_actions"]):
-                    talk = hit(talk, x, "last_word", r["last_word_trauma"])
+                    talk = act(talk, x, "last_word", r["last_word_trauma"])
                 dist = rest
                 for k, p in talk.items():
                     dist[k] = dist.get(k, 0.0) + p
         out = {}
-        for (sa, sb, _), p in dist.items():
-            out[sa, sb] = out.get((sa, sb), 0.0) + p
+        for key, p in dist.items():
+            out[key[:4]] = out.get(key[:4], 0.0) + p
         return out
 
     @lru_cache(maxsize=None)
-    def finish(victim, t, left):
-        """(P(victim dying), E[attacks]) of the winner's attacks on the helpless victim."""
+    def finish(victim, t, left, winner_effects):
+        """(P(victim dying), E[attacks]) of the winner's attacks on the helpless victim (stuns do not count here:
+        the victim cannot act, so the winner's attacks only wait)."""
         if t > line[victim] or left == 0:
             return float(t > line[victim]), 0.0
+        w = other[victim]
+        can = reaches(acting_sheet(f[w], winner_effects), r)
+        dist = pmf(w, winner_effects, FRESH, "helpless") if can else (((0, False), 1.0),)
         dying, attacks = 0.0, 1.0
-        for d, q in pmf[other[victim], "helpless"]:
-            pd, pa = finish(victim, min(t + d, cap[victim]), left - 1)
+        for (d, _), q in dist:
+            pd, pa = finish(victim, min(t + d, cap[victim]), left - 1, winner_effects)
             dying += q * pd
             attacks += q * pa
         return dying, attacks
 
-    def end(ta, tb):
+    def end(ta, ea, tb, eb):
         """(A wins, B wins, both out, A dying, B dying, rounds 0, finishing attacks, one side out)."""
-        t = {"a": ta, "b": tb}
+        t, e = {"a": ta, "b": tb}, {"a": ea, "b": eb}
         dying = {s: float(t[s] > line[s]) for s in "ab"}
         attacks, one = 0.0, float(up("a", t) != up("b", t))
         if r["after_out"] == "finish" and one:
             victim = "a" if up("b", t) else "b"
-            dying[victim], attacks = finish(victim, t[victim], r["finish_attacks"])
+            dying[victim], attacks = finish(victim, t[victim], r["finish_attacks"], e[other[victim]])
         return (float(up("a", t) and not up("b", t)), float(up("b", t) and not up("a", t)),
                 float(not up("a", t) and not up("b", t)), dying["a"], dying["b"], 0.0, attacks, one)
 
     def solve(first):
         @lru_cache(maxsize=None)
-        def value(rnd, ta, tb):
-            if not (up("a", {"a": ta, "b": tb}) and up("b", {"a": ta, "b": tb})):
-                return end(ta, tb)
-            nxt = play(ta, tb, rnd, first)
-            stay = nxt.pop((ta, tb), 0.0) if rnd == 3 else 0.0
+        def value(rnd, *state):
+            ta, ea, tb, eb = state
+            if not (up("a", {"a": ta}) and up("b", {"b": tb})):
+                return end(*state)
+            nxt = play(state, rnd, first)
+            stay = nxt.pop(state, 0.0) if rnd == 3 else 0.0
             acc = [0.0] * 5 + [1.0, 0.0, 0.0]
-            for (na, nb), p in nxt.items():
-                for k, v in enumerate(value(min(rnd + 1, 3), na, nb)):
+            for key, p in nxt.items():
+                for k, v in enumerate(value(min(rnd + 1, 3), *key)):
                     acc[k] += p * v
             return tuple(x / (1 - stay) for x in acc)
-        return value(1, 0, 0)
+        return value(1, 0, FRESH, 0, FRESH)
 
     keys = {"body": ["body"], "roll": [], "reaction": ["reaction", "body"]}[r["turn_order"]]
     p_a = 0.5
@@ -230,30 +280,32 @@ def rules_dict(**changes):
 
 
 # ------------------------------------------------------ the seed's worked examples
-def test_red_throws_a_knife_at_blue_under_the_agreed_convention():
+def test_red_throws_a_knife_at_blue():
     """«Заранее договорено, что рефлекторная защита в бою зависит от Телесной защиты»: 13 + 6 - 6, hit below 13.
 
-    Red's throw is ranged; the seed's limit needs ranged_defense=defends.  By default a ranged attack counts
-    Blue's defense only while Blue moves: standing Blue gives 13 + 6 = 19, a moving Blue the seed's 13."""
+    Red's throw is ranged; by default (ranged_defense=defends) Blue's reflexive dodge counts because Blue
+    defends, as the seed's limit needs.  Under the variant ranged_defense=moving, standing Blue gives 13 + 6 = 19
+    and only a moving Blue the seed's 13."""
     red, blue = fighter("red"), fighter("blue")
-    assert red.ranged and (blue.body + 1) // 2 == 6 == blue.derived(tun.Rules())["body_defense"]
-    agreed = tun.Rules(ranged_defense="defends")
-    assert tun.attack_limit(agreed, red, blue) == 13
+    assert red.ranged and blue.defends and (blue.body + 1) // 2 == 6 == blue.derived(tun.Rules())["body_defense"]
+    default = tun.Rules()
+    assert tun.attack_limit(default, red, blue) == 13
     below = Fraction(sum(1 for r, _ in enumerate_dice(range(1, 7), 3) if sum(r) < 13), 216)
     at_most = Fraction(sum(1 for r, _ in enumerate_dice(range(1, 7), 3) if sum(r) <= 13), 216)
     assert below == Fraction(160, 216) and at_most == Fraction(181, 216)
-    assert tun.exchange(agreed, red, blue).p_hit == pytest.approx(float(below), abs=1e-12)
-    assert tun.exchange(agreed.replace(success_rule="le"), red, blue).p_hit == pytest.approx(float(at_most), abs=1e-12)
-    default = tun.Rules()
-    assert tun.attack_limit(default, red, blue) == 19
-    assert tun.exchange(default, red, blue).p_hit == pytest.approx(1, abs=1e-12)
-    assert tun.attack_limit(default, red, blue.replace(moving=True)) == 13
+    assert tun.exchange(default, red, blue).p_hit == pytest.approx(float(below), abs=1e-12)
+    assert tun.exchange(default.replace(success_rule="le"), red, blue).p_hit == pytest.approx(float(at_most), abs=1e-12)
+    moving = tun.Rules(ranged_defense="moving")
+    assert tun.attack_limit(moving, red, blue) == 19
+    assert tun.exchange(moving, red, blue).p_hit == pytest.approx(1, abs=1e-12)
+    assert tun.attack_limit(moving, red, blue.replace(moving=True)) == 13
+    assert tun.attack_limit(default, red, blue.replace(defends=False)) == 19
 
 
 def test_knife_trauma_is_e_times_two_plus_one():
     """The seed: E = 2 with a weapon 'E*2 + 1, ТТ' inflicts 2*2 + 1 = 5 Body trauma."""
     red, blue = fighter("red"), fighter("blue")
-    agreed = tun.Rules(ranged_defense="defends")
+    agreed = tun.Rules()
     res = tun.resolve(agreed, red, blue, {"attack": 11})
     assert res.hit and res.fields["effectiveness"] == 2 and res.damage == 5 and res.marked == 5
     assert res.fields["limit"] == 13 and res.fields["trauma_after"] == 5 and res.fields["condition"] == "up"
@@ -270,7 +322,7 @@ distance band 0-10, 10-20, 20-30, 30-40 m."""
 @pytest.mark.parametrize("size", sorted(SHOOTING_TABLE))
 def test_the_seeds_shooting_table(size):
     man = tun.Fighter(body=10, ranged=True)
-    target = tun.Fighter(body=10, size=size)  # standing still: no defense against a shot
+    target = tun.Fighter(body=10, size=size, defends=False)  # the table is «без учёта Защиты»: no defense
     for band, printed in enumerate(SHOOTING_TABLE[size]):
         rules = tun.Rules(distance=10 * band + 5)
         assert tun.attack_limit(rules, man, target) - 10 == printed
@@ -279,7 +331,7 @@ def test_the_seeds_shooting_table(size):
 
 
 def test_the_seeds_aim_table():
-    shooter, target = tun.Fighter(body=10, ranged=True), tun.Fighter(body=10)
+    shooter, target = tun.Fighter(body=10, ranged=True), tun.Fighter(body=10, defends=False)
     for aim, penalty in AIM_TABLE.items():
         assert tun.attack_limit(tun.Rules(), shooter.replace(aim=aim), target) == 10 - penalty
 
@@ -417,7 +469,7 @@ def test_exchange_matches_enumeration(a_name, b_name, variants, change):
 
 def test_resolve_conditions_and_criticals():
     red, blue = fighter("red"), fighter("blue")
-    agreed = tun.Rules(ranged_defense="defends")
+    agreed = tun.Rules()
     out = tun.resolve(agreed, red, blue, {"attack": 5})  # E = 8: 17 trauma >= volume 12
     assert out.damage == 17 and out.fields["condition"] == "out"
     crit = tun.resolve(agreed.replace(crits=True), red, blue, {"attack": 3})  # E = 10 + 6: 33 > 2 x 12
@@ -441,10 +493,11 @@ SMALL = [
     (dict(body=6, attack_feature=4, dice="1d20", defends=False), dict(body=3, attack_feature=10, extra_volume=2),
      {"crits": True, "success_rule": "le"}),
     # shooting: distance, size, a moving target, aimed shots, the agreed convention, size both ways
-    (dict(body=5, attack_feature=9, ranged=True, aim="leg"), dict(body=5, attack_feature=8, moving=True, size=1),
-     {"distance": 25}),
-    (dict(body=5, attack_feature=9, ranged=True), dict(body=4, attack_feature=8, size=-1, weapon_b=1),
-     {"distance": 12, "ranged_defense": "defends", "size_bonus": True}),
+    (dict(body=5, attack_feature=9, ranged=True, aim="leg"),
+     dict(body=5, attack_feature=8, moving=True, size=1, ranged=True), {"distance": 25}),
+    (dict(body=5, attack_feature=9, ranged=True, moving=True), dict(body=4, attack_feature=8, size=-1, weapon_b=1,
+                                                                   ranged=True),
+     {"distance": 12, "ranged_defense": "moving", "size_bonus": True}),
     (dict(body=4, attack_feature=7, moving=True, weapon_n=2), dict(body=5, attack_feature=6, size=1), {"crits": True}),
     # turns: reaction, delay, initiative skip, both
     (dict(body=4, attack_feature=8, reaction=1), dict(body=5, attack_feature=7, weapon_b=1), {"turn_order": "reaction"}),
@@ -468,7 +521,7 @@ SMALL = [
      {"death_multiple": 1, "last_word_trauma": 2, "after_out": "finish"}),
     (dict(body=4, attack_feature=8, weapon_n=2), dict(body=5, attack_feature=7),
      {"actions_per_turn": 1, "last_word_actions": 2}),
-    (dict(body=5, attack_feature=7, ranged=True, aim="arm"), dict(body=5, attack_feature=6, moving=True),
+    (dict(body=5, attack_feature=7, ranged=True, aim="arm"), dict(body=5, attack_feature=6, moving=True, ranged=True),
      {"defense_divisor": 5, "moving_penalty": 2, "aim_penalty_arm": 0, "distance": 40, "distance_step": 20,
       "distance_penalty": 2}),
 ]
@@ -491,6 +544,56 @@ def test_small_duels_match_brute_force_recursion(a_kw, b_kw, variants):
         assert s.finish_attacks == pytest.approx(want["finish_attacks"], rel=1e-9)
     else:
         assert s.finish_attacks is None
+    assert s.states <= SYSTEM.duel_states(rules, a, b)
+
+
+AIMED = [
+    # disarm: an armed fighter fights on with its fists; a thrower disarmed beyond reach can do nothing
+    (dict(body=5, attack_feature=12, ranged=True, aim="hand"), dict(body=5, attack_feature=8, weapon_n=2, weapon_b=1),
+     {}),
+    (dict(body=4, attack_feature=7, ranged=True, aim="arm", weapon_b=1), dict(body=4, attack_feature=9, weapon_n=2,
+                                                                             weapon_b=1), {"after_out": "finish"}),
+    (dict(body=4, attack_feature=9, ranged=True, aim="arm", weapon_b=1),
+     dict(body=5, attack_feature=9, ranged=True, weapon_n=2), {"distance": 15, "after_out": "finish"}),
+    # immobilise: no moving defence under ranged_defense=moving, no moving penalty on its own attacks
+    (dict(body=4, attack_feature=12, ranged=True, aim="knee"), dict(body=5, attack_feature=9, moving=True, ranged=True,
+                                                                   weapon_b=1),
+     {"ranged_defense": "moving", "after_out": "finish"}),
+    (dict(body=5, attack_feature=9, ranged=True, aim="foot", weapon_b=1), dict(body=4, attack_feature=9, moving=True),
+     {}),
+    # stun: lost actions, the last word, renewal, turn options
+    (dict(body=5, attack_feature=10, ranged=True, aim="head"), dict(body=5, attack_feature=8, weapon_b=1), {}),
+    (dict(body=5, attack_feature=10, ranged=True, aim="head", weapon_n=2), dict(body=4, attack_feature=9, weapon_n=2),
+     {}),
+    (dict(body=5, attack_feature=10, ranged=True, aim="head", weapon_n=2), dict(body=4, attack_feature=9, weapon_n=2),
+     {"aim_effects": "while_up"}),
+    (dict(body=5, attack_feature=10, ranged=True, aim="head", weapon_n=2), dict(body=4, attack_feature=9, weapon_n=2),
+     {"aim_effects": "none"}),
+    (dict(body=4, attack_feature=10, ranged=True, aim="head", turn_policy="delay", weapon_b=1),
+     dict(body=4, attack_feature=8, turn_policy="initiative_skip"), {"stun_actions": 2}),
+    (dict(body=5, attack_feature=10, ranged=True, aim="head", weapon_n=2), dict(body=4, attack_feature=9, weapon_n=2),
+     {"last_word_actions": 2, "actions_per_turn": 3, "stun_actions": 3}),
+    (dict(body=4, attack_feature=11, ranged=True, aim="head"), dict(body=4, attack_feature=10, ranged=True, aim="arm",
+                                                                   weapon_b=1), {"turn_order": "roll", "distance": 8}),
+    (dict(body=4, attack_feature=11, ranged=True, aim="head"), dict(body=5, attack_feature=9, weapon_b=1),
+     {"stun_actions": 0, "after_out": "finish", "dying_last_word": False}),
+]
+
+
+@pytest.mark.parametrize("a_kw,b_kw,variants", AIMED)
+def test_aimed_shots_match_brute_force_recursion(a_kw, b_kw, variants):
+    """Disarm, immobilise and stun in the chain against the recursion written from the seed's «что бы обездвижить…
+    не мог ничего держать… оглушить» with the lab's numbers, action by action."""
+    rules = tun.Rules(**variants)
+    a, b = tun.Fighter(**a_kw), tun.Fighter(**b_kw)
+    s = tun.duel(rules, a, b).solution
+    want = duel_brute(sheet(a), sheet(b), rules_dict(**variants))
+    for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dying", "p_b_dying"):
+        assert getattr(s, name) == pytest.approx(want[name], abs=1e-9), name
+    assert s.mean_rounds == pytest.approx(want["mean_rounds"], rel=1e-9)
+    if rules.after_out == "finish":
+        assert s.finish_attacks == pytest.approx(want["finish_attacks"], rel=1e-9)
+    assert s.p_stalemate == 0 and s.p_a_wins + s.p_b_wins + s.p_both_out == pytest.approx(1, abs=1e-9)
     assert s.states <= SYSTEM.duel_states(rules, a, b)
 
 
@@ -581,10 +684,10 @@ def test_finishing_the_trained_armed_mirror_kills():
 
 @pytest.mark.parametrize("variant", [dict(last_word=False), dict(dying_last_word=False), dict(turn_order="roll"),
                                      dict(turn_order="reaction"), dict(crits=True), dict(success_rule="le"),
-                                     dict(ranged_defense="defends"), dict(size_bonus=True), dict(distance=50),
-                                     dict(after_out="finish")])
+                                     dict(ranged_defense="moving"), dict(size_bonus=True), dict(after_out="finish"),
+                                     dict(aim_effects="while_up"), dict(aim_effects="none"), dict(stun_actions=3)])
 def test_every_variant_duels(variant):
-    res = tun.duel(tun.Rules(**variant), fighter("veteran"), fighter("red")).solution
+    res = tun.duel(tun.Rules(**variant), fighter("veteran"), fighter("archetype=red,aim=head")).solution
     assert res.p_a_wins + res.p_b_wins + res.p_both_out == pytest.approx(1, abs=1e-9)
 
 
@@ -635,9 +738,11 @@ def test_every_archetype_has_a_note():
 
 
 def test_exchange_cli_contract(capsys):
-    code = main(["exchange", "tun", "--a", "red", "--b", "blue", "--variant", "ranged_defense=defends", "--json"])
+    """The seed's knife throw by default: limit 13 + 6 - 6 = 13, a hit below 13 (160 of 216)."""
+    code = main(["exchange", "tun", "--a", "red", "--b", "blue", "--json"])
     data = json.loads(capsys.readouterr().out)
-    assert code == 0 and data["system"] == "tun"
+    assert code == 0 and data["system"] == "tun" and data["variants"]["ranged_defense"] == "defends"
+    assert data["notes"][0] == "limit Body 13 + attack feature 6 - Body defense (the target defends) 6 = 13"
     assert data["p_hit"] == pytest.approx(160 / 216) and data["p_miss"] == pytest.approx(56 / 216)
     assert {"success_rule", "crits", "last_word", "dying_last_word", "turn_order", "ranged_defense", "size_bonus",
             "death_multiple", "distance"} <= set(data["variants"])
@@ -646,8 +751,7 @@ def test_exchange_cli_contract(capsys):
 
 
 def test_resolve_cli_json(capsys):
-    code = main(["resolve", "tun", "--a", "red", "--b", "blue", "--rolls", "attack=11", "--variant",
-                 "ranged_defense=defends", "--json"])
+    code = main(["resolve", "tun", "--a", "red", "--b", "blue", "--rolls", "attack=11", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["hit"] is True and data["damage"] == 5 and data["marked"] == 5
     assert data["limit"] == 13 and data["effectiveness"] == 2 and data["condition"] == "up" and data["steps"]
@@ -658,7 +762,7 @@ def test_resolve_cli_text_prints_every_step(capsys):
                  "--rolls", "attack=11", "--variant", "distance=15"])
     out = capsys.readouterr().out
     assert code == 0
-    for words in ("Body 13 + attack feature 6 - Body defense (the target moves) 6 - distance 15 m 1 "
+    for words in ("Body 13 + attack feature 6 - Body defense (the target defends) 6 - distance 15 m 1 "
                   "- aimed at the leg 1 = 11", "3d6 = 11 < 11? no: miss", "=> hit=false"):
         assert words in out
 
