@@ -314,6 +314,40 @@ def test_knife_trauma_is_e_times_two_plus_one():
     assert edge.hit and edge.fields["effectiveness"] == 0 and edge.damage == 1
 
 
+def test_the_seeds_critical_bonuses_are_the_values_nearest_ten_percent():
+    """«эффективность увеличивается на то значение из таблицы …, где шанс выкинуть ≤ этого значения максимально
+    близок к 10%»: 6 for 3d6, 2 for 1d20, 3 for 1d6x3."""
+    for dice, printed in (("3d6", 6), ("1d20", 2), ("1d6x3", 3)):
+        rolls = tun_rolls(dice)
+        faces = sorted({v for v, _ in rolls})
+        nearest = min(faces, key=lambda v: abs(sum((p for x, p in rolls if x <= v), Fraction(0)) - Fraction(1, 10)))
+        assert nearest == printed == tun.crit_bonus(tun.Rules(), dice)
+
+
+def test_the_seeds_dice_average_ten_and_a_half():
+    """«У 3к6 … в среднем 10,5»; the same for 1к20 and 1к6x3."""
+    for dice in tun.DICE_MODES:
+        assert sum((v * p for v, p in tun_rolls(dice)), Fraction(0)) == Fraction(21, 2)
+        assert tun.roll(dice).mean() == pytest.approx(10.5, abs=1e-12)
+
+
+def test_the_seeds_out_and_dying_thresholds():
+    """«Когда сумма усталости и травм равна объёму ресурса … теряет сознание»; «значение травм становится больше
+    ресурса умноженного на 2 … умирает»: Blue's volume 12: 11 up, 12 out, 24 out, 26 dying (Red's limit 13)."""
+    red, blue = fighter("red"), fighter("blue")
+    for (n, b, roll), (trauma, condition) in (((1, 10, 12), (11, "up")), ((2, 10, 12), (12, "out")),
+                                              ((2, 20, 11), (24, "out")), ((2, 20, 10), (26, "dying"))):
+        res = tun.resolve(tun.Rules(), red.replace(weapon_n=n, weapon_b=b), blue, {"attack": roll})
+        assert (res.damage, res.fields["condition"]) == (trauma, condition)
+
+
+def test_the_seeds_two_shots_standing_or_moving_at_minus_one():
+    """«можно два раза выстрелить без штрафов, а можно стрелять передвигаясь со штрафами -1»."""
+    red, blue = fighter("red"), fighter("blue")
+    assert tun.schedule(tun.Rules(), red, blue, "a")[0][0] == ("attacks", "a", 2)
+    assert tun.attack_limit(tun.Rules(), red.replace(moving=True), blue) == tun.attack_limit(tun.Rules(), red, blue) - 1
+
+
 SHOOTING_TABLE = {0: [0, -1, -2, -3], 1: [-1, -2, -3, -4], 3: [-3, -4, -5, -6], 4: [-4, -5, -6, -7]}
 """The seed's «Штрафы для человека при стрельбе без учёта Защиты»: size (man, cat, beer can, matchbox) by
 distance band 0-10, 10-20, 20-30, 30-40 m."""
@@ -595,6 +629,92 @@ def test_aimed_shots_match_brute_force_recursion(a_kw, b_kw, variants):
         assert s.finish_attacks == pytest.approx(want["finish_attacks"], rel=1e-9)
     assert s.p_stalemate == 0 and s.p_a_wins + s.p_b_wins + s.p_both_out == pytest.approx(1, abs=1e-9)
     assert s.states <= SYSTEM.duel_states(rules, a, b)
+
+
+# Two fighters who always hit (3d6 <= 18 < limit): A (Body 20, first) puts B out, dying, with any hit
+# (E*1 + 20 >= 21 > 2 x 7), and B's blow puts A out (E*2 + 18 >= 20).
+SURE_A = tun.Fighter(body=20, attack_feature=12, weapon_b=20, ranged=True, defends=False)
+SURE_B = tun.Fighter(body=7, attack_feature=12, weapon_n=2, weapon_b=18, defends=False)
+
+
+def test_a_head_hit_that_puts_the_target_out_takes_its_last_word():
+    """A's head shot puts B out before B's turn: stunned (aim_effects=always), B loses its last word and A wins;
+    when only a hit that leaves the target up stuns (while_up), or without effects, B's last word fells A too."""
+    a = SURE_A.replace(aim="head")
+    assert tun.attack_limit(tun.Rules(), a, SURE_B) == 29 and tun.attack_limit(tun.Rules(), SURE_B, a) == 19
+    assert tun.duel(tun.Rules(), a, SURE_B).solution.p_a_wins == pytest.approx(1, abs=1e-12)
+    for reading in ("while_up", "none"):
+        assert tun.duel(tun.Rules(aim_effects=reading), a, SURE_B).solution.p_both_out == pytest.approx(1, abs=1e-12)
+
+
+def test_a_disarmed_last_word_is_a_fist():
+    """A's hand shot puts B out: disarmed, B's last word is E*1 + 0 <= 16 against A's volume 20; armed (while_up)
+    its E*2 + 18 puts A out."""
+    a = SURE_A.replace(aim="hand")
+    assert tun.duel(tun.Rules(), a, SURE_B).solution.p_a_wins == pytest.approx(1, abs=1e-12)
+    assert tun.duel(tun.Rules(aim_effects="while_up"), a, SURE_B).solution.p_both_out == pytest.approx(1, abs=1e-12)
+
+
+def test_a_stun_of_a_whole_turn_renewed_every_turn_keeps_the_target_from_acting():
+    """A (Body 24, first) hits B's head every time (limit 24 + 12 - 14 - 3 = 19 > 18) for E*1 + 0 <= 16, so two
+    hits (<= 32) never put B (volume 35) out in a turn; B puts A out with any blow (limit 35, E*2 + 20 >= 54).
+    Losing stun_actions = 2 = a whole turn, renewed by every hit, B never acts and A wins; losing one action a
+    turn, or none, B's next action ends it."""
+    a = tun.Fighter(body=24, attack_feature=12, ranged=True, aim="head", defends=False)
+    b = tun.Fighter(body=23, extra_volume=12, extra_defense=2, attack_feature=12, weapon_n=2, weapon_b=20)
+    assert tun.attack_limit(tun.Rules(), a, b) == 19 and tun.attack_limit(tun.Rules(), b, a) == 35
+    assert tun.duel(tun.Rules(stun_actions=2), a, b).solution.p_a_wins == pytest.approx(1, abs=1e-12)
+    for rules in (tun.Rules(), tun.Rules(aim_effects="none")):
+        assert tun.duel(rules, a, b).solution.p_b_wins == pytest.approx(1, abs=1e-12)
+
+
+def test_a_melee_fighter_beyond_reach_is_refused_in_one_line(capsys):
+    """A duel has no movement: a melee fighter at 45 m (reach 2 m) is refused, naming distance, reach and what to
+    do; a thrower at 45 m, or a melee fighter within a wider melee_reach, is not."""
+    code = main(["duel", "tun", "--a", "trained_armed", "--b", "red", "--variant", "distance=45"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    for words in ("distance = 45 is not allowed", "melee_reach = 2 m", "A (trained_armed) fights in melee",
+                  "no movement"):
+        assert words in err
+    for command in ("exchange", "sim"):
+        assert main([command, "tun", "--a", "blue", "--b", "red", "--variant", "distance=45"]) == 2
+        assert "melee_reach" in capsys.readouterr().err
+    assert main(["exchange", "tun", "--a", "red", "--b", "blue", "--variant", "distance=45", "--json"]) == 0
+    capsys.readouterr()
+    near = tun.Rules(distance=45, melee_reach=50)
+    assert tun.duel(near, fighter("trained_armed"), fighter("red")).solution.p_stalemate == 0
+    with pytest.raises(DicelabError, match="B \\(blue\\) fights in melee"):
+        tun.duel(tun.Rules(distance=3), fighter("red"), fighter("blue"))
+
+
+def test_aimed_shots_are_said_in_every_output(capsys):
+    rules = tun.Rules()
+    a = fighter("archetype=red,aim=head")
+    assert "the target loses its next 1 action(s)" in tun.exchange(rules, a, fighter("blue")).notes[-1]
+    assert "A's hit on the head stuns" in tun.duel(rules, a, fighter("blue")).order
+    res = tun.resolve(rules, fighter("archetype=red,aim=arm"), fighter("trained_armed"), {"attack": 5})
+    assert res.fields["effect"] == "disarm" and res.steps[-1].startswith("the hit on the arm disarms")
+    assert tun.resolve(rules, a, fighter("blue"), {"attack": 17}).fields["effect"] is None
+    code = main(["duel", "tun", "--a", "archetype=red,aim=leg", "--b", "archetype=blue,moving=true", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["a"]["aim"] == "leg" and "immobilises" in data["order"]
+    assert {"aim_effects", "stun_actions", "melee_reach", "ranged_defense"} <= set(data["variants"])
+
+
+def test_the_chain_grows_only_by_the_effects_that_can_change_a_fight():
+    """One state per condition without aim; x2 for a disarm or an immobilisation that matters; x(stun_actions + 1)
+    for a stun; an effect that changes nothing (a leg shot at a fighter who never moves) adds none."""
+    rules = tun.Rules()
+    plain = len(tun.track(rules, fighter("veteran")))
+    shooter = fighter("archetype=red,aim=leg")
+    assert len(tun.duel_track(rules, fighter("veteran"), shooter)) == plain
+    assert len(tun.duel_track(rules, fighter("archetype=veteran,moving=true"), shooter)) == 2 * plain
+    assert len(tun.duel_track(rules, fighter("veteran"), shooter.replace(aim="hand"))) == 2 * plain
+    assert len(tun.duel_track(rules, fighter("blue"), shooter.replace(aim="hand"))) == len(tun.track(rules, fighter(
+        "blue")))  # already unarmed
+    assert len(tun.duel_track(rules.replace(stun_actions=3), fighter("veteran"), shooter.replace(aim="head"))) \
+        == 4 * plain
 
 
 def test_delay_takes_the_last_word_away_from_the_opponent():
