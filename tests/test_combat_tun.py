@@ -688,6 +688,22 @@ def test_a_melee_fighter_beyond_reach_is_refused_in_one_line(capsys):
         tun.duel(tun.Rules(distance=3), fighter("red"), fighter("blue"))
 
 
+def test_tools_that_try_many_duels_skip_a_melee_fighter_beyond_reach_with_a_note():
+    """design (varying ``ranged``) and the house comparison of archetypes (report, ``rules diff``) note the refusal
+    and go on with the rest."""
+    from analysis.tools.design import design
+    from analysis.tools.house_compare import duel_rows
+
+    rules = tun.Rules(distance=45)
+    res = design(SYSTEM, rules, fighter("red"), fighter("red"), "b.ranged=0..1", rounds=3, lethality=0.1,
+                 workers=1)
+    assert [p.setting for p in res.best] == [{"b.ranged": 1}]
+    assert len(res.skipped) == 1 and "b.ranged=0" in res.skipped[0] and "melee_reach = 2 m" in res.skipped[0]
+    rows = duel_rows("tun", rules, tun.Rules(distance=45, stun_actions=2)).set_index("archetype")
+    assert rows.loc["red", "p_a_wins_house"] is not None and rows.loc["red", "note"] == ""
+    assert math.isnan(rows.loc["trained_armed", "p_a_wins_house"]) and "melee_reach" in rows.loc["trained_armed", "note"]
+
+
 def test_aimed_shots_are_said_in_every_output(capsys):
     rules = tun.Rules()
     a = fighter("archetype=red,aim=head")
