@@ -701,7 +701,8 @@ def test_tools_that_try_many_duels_skip_a_melee_fighter_beyond_reach_with_a_note
     assert len(res.skipped) == 1 and "b.ranged=0" in res.skipped[0] and "melee_reach = 2 m" in res.skipped[0]
     rows = duel_rows("tun", rules, tun.Rules(distance=45, stun_actions=2)).set_index("archetype")
     assert rows.loc["red", "p_a_wins_house"] is not None and rows.loc["red", "note"] == ""
-    assert math.isnan(rows.loc["trained_armed", "p_a_wins_house"]) and "melee_reach" in rows.loc["trained_armed", "note"]
+    melee = rows.loc["trained_armed"]
+    assert math.isnan(melee["p_a_wins_house"]) and "melee_reach" in melee["note"]
 
 
 def test_aimed_shots_are_said_in_every_output(capsys):

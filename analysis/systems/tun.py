@@ -41,7 +41,6 @@ from analysis.engine.combat import (
     DuelRules,
     ExchangeResult,
     Resolution,
-    branch_kernel,
     describe_fighter,
     summarize,
 )
@@ -417,10 +416,10 @@ def in_reach(rules: Rules, f: Fighter) -> bool:
 def check_reach(rules: Rules, fighters: Mapping[str, Fighter]) -> None:
     """Refuse, in one line, a melee fighter farther than ``melee_reach``: a duel has no movement.
 
-    >>> check_reach(Rules(distance=45), {"A": Fighter(name="trained")})
+    >>> check_reach(Rules(distance=45), {"A": Fighter(name="trained")})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    analysis.base.params.ParamError: distance = 45 is not allowed; allowed: at most melee_reach = 2 m while A (trained) fights in melee (ranged = false): a duel has no movement; give it a ranged weapon or bring the fighters closer
+    analysis.base.params.ParamError: distance = 45 is not allowed; allowed: at most melee_reach = 2 m while A ...
     """
     for who, f in fighters.items():
         if not in_reach(rules, f):
