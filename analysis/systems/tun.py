@@ -41,7 +41,6 @@ from analysis.engine.combat import (
     DuelRules,
     ExchangeResult,
     Resolution,
-    branch_kernel,
     describe_fighter,
     summarize,
 )
@@ -77,9 +76,13 @@ class Rules(DuelRules):
     turn_order: str = param("body", Choice(("body", "roll", "reaction")),
                             "order fixed at the first round: by Body (ties: d6 roll-off), by a d6 roll-off, or by the "
                             "reaction feature (ties by Body, then a roll-off)")
-    ranged_defense: str = param("moving", Choice(("moving", "defends")),
-                                "a ranged attack subtracts the target's Body defense iff the target moves (the text), "
-                                "or iff it defends (the knife throw's agreed convention)")
+    ranged_defense: str = param("defends", Choice(("defends", "moving")),
+                                "a ranged attack subtracts the target's Body defense iff the target defends (its "
+                                "reflexive dodge: the knife throw), or iff it moves (the text on shooting)")
+    aim_effects: str = param("always", Choice(("always", "while_up", "none")),
+                             "an aimed hit disarms (arm, hand), immobilises (leg, foot, knee) or stuns (head), also "
+                             "when it puts the target out (always), only when the target stays up (while_up), or "
+                             "never: the aim only costs its penalty (none)")
     size_bonus: bool = param(False, Bool(), "size term -(size_target - size_attacker) both ways (the formula): a "
                              "bigger target gives a bonus; false: a penalty only when the target is smaller (the text)")
     death_multiple: int = _constant(2, Int(1, 10), "dying when Body trauma > death_multiple x volume")
@@ -100,9 +103,13 @@ class Rules(DuelRules):
     aim_penalty_hand: int = _constant(6, Int(0, 20), "penalty of a shot aimed at a hand")
     aim_penalty_foot: int = _constant(5, Int(0, 20), "penalty of a shot aimed at a foot")
     aim_penalty_knee: int = _constant(5, Int(0, 20), "penalty of a shot aimed at a knee")
+    stun_actions: int = _constant(1, Int(0, 6), "actions a stunned fighter loses after a hit on the head (a lab "
+                                  "assumption; a new head hit renews, it does not add)")
+    melee_reach: int = _constant(2, Int(0, 100), "metres a melee weapon (or a disarmed fighter's fists) reaches (a lab "
+                                 "assumption); a melee fighter farther away is refused: a duel has no movement")
     distance: int = param(0, Int(0, 10_000), "metres between the fighters: ranged attacks take "
-                          "-max(0, ceil(distance / distance_step) - 1) x distance_penalty (melee is assumed in reach)",
-                          kind="option")
+                          "-max(0, ceil(distance / distance_step) - 1) x distance_penalty; melee needs distance <= "
+                          "melee_reach", kind="option")
 
     def check(self) -> None:
         if self.initiative_skip_cost > self.actions_per_turn:
@@ -317,18 +324,19 @@ class Fighter(FighterBase):
     weapon_n: int = param(1, Int(1, 6), "weapon multiplier n of trauma = E*n + b (unarmed 1)")
     weapon_b: int = param(0, Int(0, 20), "weapon bonus b of trauma = E*n + b (unarmed 0)")
     ranged: bool = param(False, Bool(), "the weapon shoots or is thrown: distance counts, and Body defense per "
-                         "ranged_defense (false: melee, defense iff the target defends)")
+                         "ranged_defense (false: melee, defense iff the target defends, within melee_reach)")
     size: int = param(0, Int(-MAX_SIZE, MAX_SIZE), "size class (the seed's scale: man 0, cat 1, beer can 3, "
                       "matchbox 4; below 0 bigger than a man)")
     reaction: int = param(0, Int(-MAX_EXTRA, MAX_EXTRA), "the Reaction feature (turn_order=reaction; the sheet has "
                           "no such characteristic)")
     dice: str = param("3d6", Choice(DICE_MODES), "the attack roll: 3d6, or 1d20 / 1d6x3 for luck")
-    defends: bool = param(True, Bool(), "consciously defends: melee attackers (and ranged under "
-                          "ranged_defense=defends) subtract its Body defense", kind="policy")
+    defends: bool = param(True, Bool(), "consciously defends: melee attackers (and ranged ones under "
+                          "ranged_defense=defends, the default) subtract its Body defense", kind="policy")
     moving: bool = param(False, Bool(), "moves with every action: -moving_penalty on its attacks; a moving target "
-                         "(ranged attackers subtract its Body defense)", kind="policy")
+                         "(ranged attackers subtract its Body defense under ranged_defense=moving)", kind="policy")
     aim: str = param("none", Choice(AIMS), "aimed shot (ranged only): a penalty from the seed's table, no extra "
-                     "damage", kind="policy")
+                     "damage; a hit disarms (arm, hand), immobilises (leg, foot, knee) or stuns (head), per "
+                     "aim_effects", kind="policy")
     turn_policy: str = param("act", Choice(TURN_POLICIES), "act; delay (first in order: act after the opponent's "
                              "first action); initiative_skip (second in order: skip round 1, lead from round 2 with "
                              "one action fewer)", kind="policy")
@@ -355,10 +363,10 @@ def limit_terms(rules: Rules, att: Fighter, dfn: Fighter, mode: str = NORMAL) ->
     """The attack limit as signed terms: Body, the feature, then each penalty that applies.
 
     >>> red, blue = Fighter(body=13, attack_feature=6, ranged=True), Fighter(body=12)
-    >>> limit_terms(Rules(ranged_defense="defends"), red, blue)
+    >>> limit_terms(Rules(), red, blue)  # the seed's knife throw: 13 + 6 - 6
     [('Body', 13), ('attack feature', 6), ('Body defense (the target defends)', -6)]
-    >>> sum(v for _, v in limit_terms(Rules(distance=25), red, blue.replace(size=1)))  # 19 - size 1 - distance 2
-    16
+    >>> sum(v for _, v in limit_terms(Rules(distance=25), red, blue.replace(size=1)))  # 13 - size 1 - distance 2
+    10
     """
     terms = [("Body", att.body), ("attack feature", att.attack_feature)]
     if mode != HELPLESS:
@@ -387,6 +395,78 @@ def limit_text(terms: list[tuple[str, int]]) -> str:
     """``Body 13 + attack feature 6 - Body defense (...) 6 = 13``."""
     text = " ".join(f"{'-' if v < 0 else '+'} {name} {abs(v)}" for name, v in terms)
     return f"{text.removeprefix('+ ')} = {sum(v for _, v in terms)}"
+
+
+# ------------------------------------------------------------------- reach and aimed-shot effects
+EFFECTS = {"arm": "disarm", "hand": "disarm", "leg": "immobilise", "foot": "immobilise", "knee": "immobilise",
+           "head": "stun"}
+"""What a hit aimed at each part does («в ногу, что бы обездвижить…, в руку — что бы он не мог ничего держать, в
+голову, что бы оглушить»); each effect lasts the rest of the duel, a stun its ``stun_actions`` lost actions."""
+
+
+def in_reach(rules: Rules, f: Fighter) -> bool:
+    """Whether ``f``'s attacks reach the opponent: a ranged weapon always, a melee one within ``melee_reach``.
+
+    >>> in_reach(Rules(distance=2), Fighter()), in_reach(Rules(distance=3), Fighter())
+    (True, False)
+    """
+    return f.ranged or rules.distance <= rules.melee_reach
+
+
+def check_reach(rules: Rules, fighters: Mapping[str, Fighter]) -> None:
+    """Refuse, in one line, a melee fighter farther than ``melee_reach``: a duel has no movement.
+
+    >>> check_reach(Rules(distance=45), {"A": Fighter(name="trained")})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    analysis.base.params.ParamError: distance = 45 is not allowed; allowed: at most melee_reach = 2 m while A ...
+    """
+    for who, f in fighters.items():
+        if not in_reach(rules, f):
+            raise ParamError("distance", rules.distance,
+                             f"at most melee_reach = {rules.melee_reach} m while {who} ({f.name}) fights in melee "
+                             "(ranged = false): a duel has no movement; give it a ranged weapon or bring the fighters "
+                             "closer")
+
+
+def effect_of(rules: Rules, target: Fighter, shooter: Fighter) -> str | None:
+    """What ``shooter``'s aimed hits do to ``target`` (``disarm``, ``immobilise`` or ``stun``), or None: no aim,
+    ``aim_effects = "none"``, or an effect that cannot change how this target fights.
+
+    >>> effect_of(Rules(), Fighter(weapon_n=2), Fighter(ranged=True, aim="hand"))
+    'disarm'
+    >>> effect_of(Rules(), Fighter(), Fighter(ranged=True, aim="leg")) is None  # it does not move anyway
+    True
+    """
+    kind = EFFECTS.get(shooter.aim) if rules.aim_effects != "none" else None
+    idle = {"disarm": not target.ranged and (target.weapon_n, target.weapon_b) == (1, 0),
+            "immobilise": not target.moving, "stun": rules.stun_actions == 0}
+    return None if kind is None or idle[kind] else kind
+
+
+def acting(f: Fighter, kind: str | None, state: int) -> Fighter:
+    """``f`` as it fights in effect ``state`` (0: unaffected): disarmed, with its fists (melee, E*1 + 0, no aim);
+    immobilised, no longer moving; stunned, itself (its lost actions are the turn's business).
+
+    >>> acting(Fighter(ranged=True, weapon_n=2, aim="head"), "disarm", 1).to_dict()["ranged"]
+    False
+    """
+    if state and kind == "disarm":
+        return f.replace(ranged=False, weapon_n=1, weapon_b=0, aim="none")
+    if state and kind == "immobilise":
+        return f.replace(moving=False)
+    return f
+
+
+def effect_text(rules: Rules, kind: str) -> str:
+    """What an effect does, in words.
+
+    >>> effect_text(Rules(), "stun")
+    'stuns: the target loses its next 1 action(s)'
+    """
+    return {"disarm": "disarms: the target fights on with its fists (melee, E*1 + 0)",
+            "immobilise": "immobilises: the target no longer moves",
+            "stun": f"stuns: the target loses its next {rules.stun_actions} action(s)"}[kind]
 
 
 def trauma_label(rules: Rules, f: Fighter, trauma: int) -> Any:
@@ -449,19 +529,66 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
     >>> round(res.p_hit, 6), res.damage.max
     (0.740741, 21)
     """
+    check_reach(rules, {"the attacker": att})
     notes = [f"limit {limit_text(limit_terms(rules, att, dfn))}",
              f"trauma = E*{att.weapon_n} + {att.weapon_b} to the Body"]
+    if att.aim != "none" and rules.aim_effects != "none":
+        notes.append(f"a hit on the {att.aim} {effect_text(rules, EFFECTS[att.aim])}")
     return summarize("tun", rules, att, dfn, branches(rules, att, dfn, 0), track(rules, dfn), condition_label, notes)
 
 
 @lru_cache(maxsize=256)
-def _kernel(rules: Rules, att: Fighter, dfn: Fighter, mode: str = NORMAL) -> sp.csr_matrix:
-    """One attack of ``att`` as a Markov kernel over ``dfn``'s track (shared: never modified)."""
-    t = track(rules, dfn)
+def _duel_track(volume: int, death_multiple: int, states: int, stun: bool) -> markov.Track:
+    body = _track(volume, death_multiple)
+    order = range(states - 1, -1, -1) if stun else range(states)
+    return markov.Track(labels=tuple((lab, e) for lab in body.labels for e in order),
+                        status=tuple(st for st in body.status for _ in order),
+                        classes=tuple(e for _ in body.labels for e in order))
+
+
+def duel_track(rules: Rules, f: Fighter, opponent: Fighter) -> markov.Track:
+    """``f``'s conditions in a duel against ``opponent``: (Body track label, effect state) pairs, the class of each
+    its effect state (disarmed or immobilised 0/1, a stun's pending lost actions 0..``stun_actions``, listed from
+    the most so that a fighter only ever moves down the list).
+
+    >>> len(duel_track(Rules(), Fighter(body=3, weapon_n=2), Fighter(ranged=True, aim="arm")))
+    16
+    """
+    kind = effect_of(rules, f, opponent)
+    states = {None: 1, "stun": rules.stun_actions + 1}.get(kind, 2)
+    return _duel_track(f.volume, rules.death_multiple, states, kind == "stun")
+
+
+@lru_cache(maxsize=1024)
+def _duel_kernel(rules: Rules, att: Fighter, dfn: Fighter, state: int, mode: str = NORMAL) -> sp.csr_matrix:
+    """One attack of ``att`` in effect ``state`` over ``dfn``'s duel track (shared: never modified).  Out of reach
+    it cannot land; a hit of an aimed shot sets ``dfn``'s effect (per ``aim_effects``; a stun renews, it does not
+    add)."""
+    t, body = duel_track(rules, dfn, att), track(rules, dfn)
+    kind = effect_of(rules, dfn, att)
+    shooter = acting(att, effect_of(rules, att, dfn), state)
+    sets = (rules.stun_actions if kind == "stun" else 1) if kind and shooter.aim != "none" else None
+
+    def rows(i: int) -> list[tuple[float, int]]:
+        label, e = t.labels[i]
+        if not in_reach(rules, shooter):
+            return [(1.0, i)]
+        out = []
+        for b in branches(rules, shooter, acting(dfn, kind, e), _trauma(label), mode):
+            lands = sets is not None and b.kind == "hit" and (
+                rules.aim_effects == "always" or body.status[b.condition] == markov.UP)
+            out.append((b.p, t.index[(body.labels[b.condition], sets if lands else e)]))
+        return out
+
     if mode == HELPLESS:
-        return markov.helpless_kernel(t, lambda i: ((b.p, b.condition) for b in branches(
-            rules, att, dfn, _trauma(t.labels[i]), mode)), rules.lethal_at)
-    return branch_kernel(t, lambda i: branches(rules, att, dfn, t.labels[i], mode))
+        return markov.helpless_kernel(t, rows, rules.lethal_at)
+    return markov.kernel(t, rows)
+
+
+def _lose_one(t: markov.Track) -> sp.csr_matrix:
+    """Over a stunned fighter's duel track: one pending lost action spent (effect state e -> e - 1)."""
+    to = [t.index[(lab, max(e - 1, 0))] for lab, e in t.labels]
+    return sp.csr_matrix((np.ones(len(t)), (np.arange(len(t)), to)), shape=(len(t), len(t)))
 
 
 # ------------------------------------------------------------------- turns
@@ -541,20 +668,41 @@ def describe_schedule(rounds: tuple[tuple[Event, ...], ...]) -> str:
     return "; ".join(f"{h}: {one(ev)}" for h, ev in zip(heads, rounds))
 
 
+@lru_cache(maxsize=256)
+def _action(rules: Rules, a: Fighter, b: Fighter, side: str) -> sp.csr_matrix:
+    """One action of ``side`` over the joint space while both are up: a stunned fighter loses it (one pending
+    action fewer); any other attacks as its effect state lets it."""
+    att, dfn = (a, b) if side == "a" else (b, a)
+    ta, tb = duel_track(rules, a, b), duel_track(rules, b, a)
+    own, other = (ta, tb) if side == "a" else (tb, ta)
+    stun = effect_of(rules, att, dfn) == "stun"
+    moves = [(own.mask(c) @ _lose_one(own), sp.identity(len(other), format="csr")) if stun and c
+             else (own.mask(c), _duel_kernel(rules, att, dfn, c)) for c in sorted(set(own.classes))]
+    return markov.attack_moves(ta, tb, moves, side)
+
+
 def _last_word(rules: Rules, a: Fighter, b: Fighter, side: str) -> sp.csr_matrix:
     """Over the joint space: the fighter of ``side``, out while the other is up, takes ``last_word_actions``
-    actions (each while the other is up; it cannot move) at ``last_word_trauma`` Body trauma each."""
+    actions (each while the other is up; it cannot move) at ``last_word_trauma`` Body trauma each.  A stunned
+    speaker loses the action (no attack, no trauma); a disarmed one out of reach takes none."""
     speaker, target = (a, b) if side == "a" else (b, a)
-    ts, tt = track(rules, speaker), track(rules, target)
+    ts, tt = duel_track(rules, speaker, target), duel_track(rules, target, speaker)
+    kind = effect_of(rules, speaker, target)
     allowed = (markov.OUT, markov.DYING) if rules.dying_last_word else (markov.OUT,)
     eligible = np.isin(ts.status, allowed).astype(float)
-    cost_to = [ts.index[trauma_label(rules, speaker, _trauma(lab) + rules.last_word_trauma)] if lab != "dying" else i
-               for i, lab in enumerate(ts.labels)]
+    cost_to = [ts.index[(trauma_label(rules, speaker, _trauma(lab) + rules.last_word_trauma), e)]
+               if lab != "dying" else i for i, (lab, e) in enumerate(ts.labels)]
     cost = sp.csr_matrix((np.ones(len(ts)), (np.arange(len(ts)), cost_to)), shape=(len(ts), len(ts)))
     up_s, up_t = ts.up.astype(float), tt.up.astype(float)
-    hit = sp.diags(up_t) @ _kernel(rules, speaker, target, LAST_WORD)
-    pieces = [(sp.diags(1 - up_s) @ cost, hit), (sp.identity(len(ts)), sp.diags(1 - up_t)),
-              (sp.diags(up_s), sp.diags(up_t))]
+    pieces = [(sp.identity(len(ts)), sp.diags(1 - up_t)), (sp.diags(up_s), sp.diags(up_t))]
+    for c in sorted(set(ts.classes)):
+        down = sp.diags((1 - up_s) * (np.asarray(ts.classes) == c))
+        if kind == "stun" and c:
+            pieces.append((down @ _lose_one(ts), sp.diags(up_t)))
+        elif not in_reach(rules, acting(speaker, kind, c)):
+            pieces.append((down, sp.diags(up_t)))
+        else:
+            pieces.append((down @ cost, sp.diags(up_t) @ _duel_kernel(rules, speaker, target, c, LAST_WORD)))
     step = sum(sp.kron(s, t) if side == "a" else sp.kron(t, s) for s, t in pieces).tocsr()
     where = np.kron(eligible, up_t) if side == "a" else np.kron(up_t, eligible)
     speech = sp.identity(step.shape[0], format="csr")
@@ -565,16 +713,11 @@ def _last_word(rules: Rules, a: Fighter, b: Fighter, side: str) -> sp.csr_matrix
 
 def _round(rules: Rules, a: Fighter, b: Fighter, events: tuple[Event, ...]) -> sp.csr_matrix:
     """One round over the joint space (A x B) from its events; rows where someone is already out are the identity."""
-    ta, tb = track(rules, a), track(rules, b)
+    ta, tb = duel_track(rules, a, b), duel_track(rules, b, a)
     m = sp.identity(len(ta) * len(tb), format="csr")
     for kind, side, k in events:
-        if kind == "last_word":
-            m = m @ _last_word(rules, a, b, side)
-            continue
-        att, dfn = (a, b) if side == "a" else (b, a)
-        one = markov.attack(ta, tb, {0: _kernel(rules, att, dfn)}, side)
-        for _ in range(k):
-            m = m @ one
+        for _ in range(k if kind == "attacks" else 1):
+            m = m @ (_action(rules, a, b, side) if kind == "attacks" else _last_word(rules, a, b, side))
     live = np.kron(ta.up, tb.up).astype(float)
     return (sp.diags(live) @ m + sp.diags(1.0 - live)).tocsr()
 
@@ -592,18 +735,25 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     >>> res.solution.p_a_wins > 0.99
     True
     """
-    ta, tb = track(rules, a), track(rules, b)
+    check_reach(rules, {"A": a, "B": b})
+    ta, tb = duel_track(rules, a, b), duel_track(rules, b, a)
+    start = (ta.index[(0, 0)], tb.index[(0, 0)])
     parts, words = [], []
     for p, first in _orders(rules, a, b):
         rounds = schedule(rules, a, b, first)
-        parts.append((p, markov.solve_rounds([_round(rules, a, b, ev) for ev in rounds], ta, tb, (0, 0))))
+        parts.append((p, markov.solve_rounds([_round(rules, a, b, ev) for ev in rounds], ta, tb, start)))
         words.append(f"{first.upper()} first: {describe_schedule(rounds)}")
     sol = markov.mix_solutions(parts, ta, tb)
     if rules.after_out == "finish":
-        sol = markov.finish(sol, ta, tb, {0: _kernel(rules, b, a, HELPLESS)}, {0: _kernel(rules, a, b, HELPLESS)},
+        sol = markov.finish(sol, ta, tb, {c: _duel_kernel(rules, b, a, c, HELPLESS) for c in set(tb.classes)},
+                            {c: _duel_kernel(rules, a, b, c, HELPLESS) for c in set(ta.classes)},
                             rules.lethal_at, rules.finish_attacks)
+    effects = [f"{x}'s hit on the {att.aim} {effect_text(rules, kind)}"
+               + (" (not on the hit that puts it out)" if rules.aim_effects == "while_up" else "")
+               for x, att, dfn in (("A", a, b), ("B", b, a)) if (kind := effect_of(rules, dfn, att))]
     order = (f"fixed at the first round: {first_mover(rules, a, b)[2]}; {' | '.join(words)}"
              + ("; the last word" + (" (also when dying)" if rules.dying_last_word else "") if rules.last_word else "")
+             + "".join(f"; {e}" for e in effects)
              + ("; then the winner attacks the helpless loser (no defense)" if rules.after_out == "finish" else ""))
     return DuelResult("tun", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order, sol)
 
@@ -614,7 +764,7 @@ def duel_states(rules: Rules, a: Fighter, b: Fighter) -> int:
     >>> duel_states(Rules(), Fighter(body=3), Fighter(body=4))
     80
     """
-    per_pair = len(track(rules, a)) * len(track(rules, b))
+    per_pair = len(duel_track(rules, a, b)) * len(duel_track(rules, b, a))
     return sum(len(_turns(rules, {"a": a.turn_policy, "b": b.turn_policy}, first)) * per_pair
                for _, first in _orders(rules, a, b))
 
@@ -635,6 +785,7 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
     if "attack" not in rolls:
         raise ParamError("rolls", ",".join(f"{k}={v}" for k, v in rolls.items()) or "(none)",
                          "a value for 'attack' (this exchange needs it)")
+    check_reach(rules, {"the attacker": att})
     value = rolls["attack"]
     terms = limit_terms(rules, att, dfn)
     limit = sum(v for _, v in terms)
@@ -658,8 +809,12 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
     steps.append(f"{dfn.name}'s Body: volume {dfn.volume}, trauma 0 -> {damage}: {condition}"
                  + {"up": "", "out": " (trauma >= volume)",
                     "dying": f" (trauma > {rules.death_multiple} x volume)"}[condition])
+    takes = success and (rules.aim_effects == "always" or (rules.aim_effects == "while_up" and condition == "up"))
+    effect = EFFECTS.get(att.aim) if takes else None
+    if effect:
+        steps.append(f"the hit on the {att.aim} {effect_text(rules, effect)}")
     fields = {"limit": limit, "effectiveness": int(e), "critical": bool(crit), "fumble": bool(fumble),
-              "trauma_after": damage, "condition": condition}
+              "trauma_after": damage, "condition": condition, "effect": effect}
     return Resolution("tun", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
                       dict(rolls), steps, bool(success), damage, damage, fields)
 
