@@ -17,14 +17,15 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from types import ModuleType
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from analysis.base.params import Choice, Validated
+from analysis.base.params import Choice, DicelabError, Validated
 from analysis.engine.combat import describe_fighter
 from analysis.systems import get_system
 from sims.engine import Seed, Stopped, run_chunks
+from sims.groups import SimGroupResult, sides_echo
 from sims.results import SimCheckResult, SimDuelResult
 
 MODELS = ("exact", "full")
@@ -69,6 +70,19 @@ def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed
     extra = module.duel_extra(rules, a, b, counts, done) if hasattr(module, "duel_extra") else {}
     return SimDuelResult(system_id, model, rules.to_dict(), opts.to_dict(), describe_fighter(a, rules),
                          describe_fighter(b, rules), done, _seed_echo(seed), counts, extra, n_requested=int(n))
+
+
+def simulate_group(system_id: str, rules: Any, side_a: Sequence[Any], side_b: Sequence[Any], n: int,
+                   seed: Seed = None, workers: int | None = None, progress: Any = None) -> SimGroupResult:
+    """``n`` simulated group fights (RULES.md section 7) of the sides ``side_a`` and ``side_b`` (sequences of
+    fighters); the system's kernels module provides ``group_call(rules, side_a, side_b)``.  Ctrl-C returns the
+    trials finished so far, marked ``interrupted``."""
+    module = sim_module(system_id)
+    if not hasattr(module, "group_call"):
+        raise DicelabError(f"{system_id}: group fights are not simulated yet (RULES.md section 7)")
+    counts, done = _run(module.group_call(rules, list(side_a), list(side_b)), n, seed, workers, progress)
+    return SimGroupResult(system_id, rules.to_dict(), sides_echo(side_a, rules), sides_echo(side_b, rules), done,
+                          _seed_echo(seed), counts, n_requested=int(n))
 
 
 def _run(call: Any, n: int, seed: Seed, workers: int | None, progress: Any) -> tuple[np.ndarray, int]:
