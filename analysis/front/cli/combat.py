@@ -124,7 +124,10 @@ def run_resolve(ns: argparse.Namespace) -> int:
     for step in res.steps:
         emit(f"  {step}\n")
     emit(f"  => hit={str(res.hit).lower()}, damage={res.damage}, marked={res.marked}\n")
-    _warnings(res.to_dict())
+    data = res.to_dict()
+    for note in data.get("notes", ()):
+        emit(f"  note: {note}\n")
+    _warnings(data)
     return 0
 
 
