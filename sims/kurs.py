@@ -17,7 +17,7 @@ the ruleset reaches the kernels packed (:func:`pack_rules`, :func:`pack_track`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from numba import njit
@@ -390,6 +390,12 @@ def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter
     fs, pr, table = pack_fighters(a, b), pack_rules(rules), dk_table(rules)
     track, pain, levels = pack_track(rules)
     return lambda n, rng: _duel(fs, pr, track, pain, levels, table, n, rng)
+
+
+def duel_extra(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, counts: np.ndarray,
+               n: int) -> dict[str, Any]:
+    """The К.У.Р.С. fields of a simulated duel: the warnings of setups that are almost surely a slip."""
+    return {"warnings": rules_mod.slips(rules, a, b)}
 
 
 def exchange_call(rules: rules_mod.Rules, att: rules_mod.Fighter,

@@ -1005,3 +1005,31 @@ def test_bad_input_gets_one_clear_line(capsys, argv, words):
     assert code == 2 and err.count("\n") == 1
     for w in words:
         assert w in err
+
+
+# ------------------------------------------------------------------ setups that are almost surely a slip
+@pytest.mark.parametrize("variant,policy,words", [
+    # «the dodge … not against one-sided attacks» and no_defense makes every attack on it one-sided from its turn
+    ({}, dict(stance="no_defense", effort_dodge="wound"), ["dodges only before its first turn"]),
+    (dict(track=(0, 2, 1, 1, 1, 1)), dict(effort_dodge="out"), ["never applies", "0 fatigue box"]),
+    (dict(dodge_fatigue=5), dict(effort_dodge="wound"), ["dodge_fatigue = 5"]),
+    (dict(trade_cost="fatigue", trade_fatigue=5), dict(stance="offensive"), ["never paid for", "every turn is plain"]),
+    (dict(trade_bonus=0), dict(stance="defensive"), ["trade_bonus = 0 changes no total"]),
+    (dict(trade_bonus=0, trade_cost="fatigue"), dict(stance="offensive"), ["still costs fatigue"]),
+])
+def test_slips_are_warned_not_refused(variant, policy, words):
+    rules = kurs.Rules(**variant)
+    a, b = load_fighter(SYSTEM, "trained_armed").replace(**policy), load_fighter(SYSTEM, "novice_armed")
+    outputs = [kurs.duel(rules, a, b).to_dict(), kurs.exchange(rules, b, a).to_dict(),
+               kurs.resolve(rules, a, b, {"attack": 0, "defense": 0}).to_dict()]
+    for data in outputs:
+        assert len(data["warnings"]) == 1 and all(w in data["warnings"][0] for w in words), data["warnings"]
+    assert kurs.slips(rules, b, b) == []
+
+
+def test_a_kurs_slip_reaches_the_cli(capsys):
+    code = main(["duel", "kurs", "--a", "archetype=maximus,stance=no_defense,effort_dodge=out", "--b", "tiberius"])
+    out = capsys.readouterr().out
+    assert code == 0 and "warning: kurs fighter 'inline fighter': effort_dodge = out with stance = no_defense" in out
+    assert kurs.duel(kurs.Rules(), load_fighter(SYSTEM, "maximus"), load_fighter(SYSTEM, "tiberius")).to_dict()[
+        "warnings"] == []

@@ -673,3 +673,47 @@ def test_fighter_from_files(tmp_path):
     json_f = load_fighter(SYSTEM, str(tmp_path / "hero.json"))
     assert toml_f.armor == 3 and toml_f.body == 5 and toml_f.name == "hero" and toml_f.block and toml_f.block_armor == 4
     assert json_f.body == 6 and json_f.weapon_damage == 12 and json_f.name == "hero" and json_f.stance == "total_defence"
+
+
+# -------------------------------------------------------------------- setups that are almost surely a slip
+@pytest.mark.parametrize("rules_kw,dfn_kw,att_kw,words", [
+    # RULES.md: the object's armour absorbs and damage >= 5 x block_armor destroys it: armour 0 absorbs nothing
+    # and any damage (>= 0) breaks it, while a plain dodge that succeeds stops the hit
+    ({}, dict(block=True), {}, ["block = true with block_armor = 0", "breaks on the first successful block"]),
+    ({}, dict(block=True, block_armor=3), dict(weapon_range="ranged"), ["never applies", "ranged weapon"]),
+    ({}, dict(block_armor=3), {}, ["without block = true"]),
+    ({}, dict(block_ranged=True), {}, ["without block = true"]),
+])
+def test_slips_are_warned_not_refused(rules_kw, dfn_kw, att_kw, words):
+    rules = tristat.Rules(**rules_kw)
+    att = load_fighter(SYSTEM, "trained_armed").replace(**att_kw)
+    dfn = load_fighter(SYSTEM, "veteran").replace(**dfn_kw)
+    outputs = [tristat.duel(rules, att, dfn).to_dict(), tristat.duel(rules, dfn, att).to_dict(),
+               tristat.exchange(rules, att, dfn).to_dict(),
+               tristat.resolve(rules, att, dfn, {"attack": 12}).to_dict()]
+    for data in outputs:
+        assert len(data["warnings"]) == 1 and all(w in data["warnings"][0] for w in words), data["warnings"]
+        assert "'veteran'" in data["warnings"][0]
+
+
+def test_no_slip_without_one():
+    rules = tristat.Rules()
+    att, dfn = load_fighter(SYSTEM, "trained_armed"), load_fighter(SYSTEM, "veteran")
+    for b in (dfn, dfn.replace(block=True, block_armor=3), dfn.replace(block=True, block_armor=3, block_ranged=True)):
+        assert tristat.slips(rules, att, b) == []
+    archer = att.replace(weapon_range="ranged")
+    assert tristat.slips(rules, archer, dfn) == tristat.slips(rules, archer, dfn.replace(block=True, block_armor=3,
+                                                                                         block_ranged=True)) == []
+    # a block that negates does not need the object's armour
+    assert tristat.slips(tristat.Rules(block_rule="negate"), att, dfn.replace(block=True)) == []
+
+
+def test_a_slip_reaches_the_cli_and_the_variants_table(capsys):
+    code = main(["duel", "tristat", "--a", "trained_armed", "--b", "archetype=veteran,block=true"])
+    out = capsys.readouterr().out
+    assert code == 0 and "warning: tristat fighter 'inline fighter': block = true with block_armor = 0" in out
+    from analysis.tools.variants import policy_effects
+
+    a = load_fighter(SYSTEM, "trained_armed")
+    notes = {e.label: e.note for e in policy_effects(SYSTEM, tristat.Rules(), a, a, workers=1)}
+    assert "block_armor = 0" in notes["block=true"] and notes["stance=total_defence"] == ""

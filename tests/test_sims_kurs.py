@@ -153,3 +153,11 @@ def test_kernels_read_the_constants_packed():
     assert t_book[2].tolist() == [-1, 0, 0, 1, 1, 2, 2, 3, 4, 5]   # damage 0..9: the book's table
     assert t_house[2].tolist() == [-1, 0, 0, 1, 1, 2, 2, 3, 3, 4, 5]
     assert sim_kurs.pack_rules(kurs.Rules(luck_bonus=2))[sim_kurs.R_LUCK_BONUS] == 2
+
+
+def test_a_simulated_duel_carries_the_exact_warnings():
+    rules = kurs.Rules(trade_cost="fatigue", trade_fatigue=5)
+    a = fighter("archetype=trained_armed,stance=offensive,effort_dodge=out")
+    b = fighter("archetype=novice,stance=no_defense,effort_dodge=wound")
+    sim = simulate_duel("kurs", rules, a, b, 2_000, seed=3).to_dict()
+    assert sim["warnings"] == kurs.duel(rules, a, b).to_dict()["warnings"] and len(sim["warnings"]) == 2

@@ -20,7 +20,7 @@ Every number of the section is a ``kind="constant"`` field of :class:`Rules`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import product
 from typing import Any, Iterator, Mapping, NamedTuple
@@ -678,6 +678,31 @@ def manoeuvre_notes(rules: Rules, fighters: Mapping[str, Fighter]) -> list[str]:
     return notes
 
 
+def slips(rules: Rules, a: Fighter, b: Fighter) -> list[str]:
+    """Legal setups that are almost surely a slip (a policy that can never apply or does nothing), one warning
+    each; every output using the pair lists them under ``warnings``.
+
+    >>> slips(Rules(), Fighter(name="x", stance="no_defense", effort_dodge="out"), Fighter())[0][:61]
+    "kurs fighter 'x': effort_dodge = out with stance = no_defense"
+    """
+    out, fatigue = [], rules.track[FATIGUE]
+    for f in (a, b):
+        where = f"kurs fighter {f.name!r}"
+        if f.effort_dodge != "never" and rules.dodge_fatigue > fatigue:
+            out.append(f"{where}: effort_dodge = {f.effort_dodge} never applies: dodge_fatigue = {rules.dodge_fatigue} "
+                       f"is more than the track's {fatigue} fatigue box(es)")
+        elif f.effort_dodge != "never" and f.stance == "no_defense":
+            out.append(f"{where}: effort_dodge = {f.effort_dodge} with stance = no_defense dodges only before its first "
+                       "turn: from then on every attack on it is one-sided, and a one-sided attack cannot be dodged")
+        if f.stance in TRADES and rules.trade_bonus == 0:
+            out.append(f"{where}: stance = {f.stance} with trade_bonus = 0 changes no total"
+                       + (" and still costs fatigue" if rules.trade_cost == "fatigue" else ""))
+        elif f.stance in TRADES and rules.trade_cost == "fatigue" and rules.trade_fatigue > fatigue:
+            out.append(f"{where}: stance = {f.stance} is never paid for: trade_fatigue = {rules.trade_fatigue} is more "
+                       f"than the track's {fatigue} fatigue box(es), so every turn is plain")
+    return out
+
+
 def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
     """A's first attack on B at the start of a fight, exactly: A's stance and surprise apply, B defends plainly
     whatever its stance (a stance holds from its own turn; B has had none); B's dodge applies."""
@@ -689,7 +714,8 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
                      "yet (B stands normal)")
     if rules.luck_tokens:
         notes.append(LUCK_NOTE.format(b=rules.luck_bonus))
-    return summarize("kurs", rules, att, dfn, branches, side_of(rules, dfn, "b").track, condition_label, notes)
+    res = summarize("kurs", rules, att, dfn, branches, side_of(rules, dfn, "b").track, condition_label, notes)
+    return replace(res, extra={"warnings": slips(rules, att, dfn)})
 
 
 def first_attack(rules: Rules, a: Fighter, b: Fighter) -> float:
@@ -722,7 +748,7 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
         on_a = {c: helpless_matrix(rules, b, a, "a", t) for c, t in enumerate(sb.turns)}
         solution = markov.finish(solution, sa.track, sb.track, on_a, on_b, rules.lethal_at, rules.finish_attacks)
     return DuelResult("kurs", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules),
-                      duel_order(rules, a, b, p_a), solution)
+                      duel_order(rules, a, b, p_a), solution, extra={"warnings": slips(rules, a, b)})
 
 
 def duel_order(rules: Rules, a: Fighter, b: Fighter, p_a: float) -> str:
@@ -821,7 +847,7 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
               "one_sided": one_sided, "success": s.margin, "offense": att.offense, "defense_factors": dfn.defense,
               "raw_damage": s.raw, "type_bonus_applied": s.type_bonus_applied, "soaked_by_fatigue": soaked,
               "dodged": dodged, "luck_spent": {"attacker": s.luck_attacker, "defender": s.luck_defender},
-              "condition": condition_label(nxt), "notes": notes}
+              "condition": condition_label(nxt), "notes": notes, "warnings": slips(rules, att, dfn)}
     return Resolution("kurs", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
                       dict(rolls), steps, s.kind != "miss" and not dodged, 0 if dodged else s.damage, marked, fields)
 
@@ -870,4 +896,5 @@ SYSTEM = register(System(
     combat_skills=("attack_skill", "defense_skill"),
     levels={"out": "«Недееспособен» marked", "dying": "«При смерти» marked", "dead": None},
     duel_states=duel_states,
+    slips=slips,
 ))

@@ -189,7 +189,7 @@ def policy_effects(setup: Setup | None = None, fields: Mapping[str, Sequence[str
 
     Columns: ``p_a_wins`` and its change against the plain duel, A's and B's P(killed) (the ``lethal_at``
     level; ``None`` where the system has none) and their changes, P(someone killed), mean rounds and its
-    change; ``note`` says why a duel was refused.
+    change; ``note`` says why a duel was refused, or which setup is almost surely a slip (``System.slips``).
     """
     setup = setup or Setup.build()
     rows = []

@@ -171,11 +171,14 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
             + _policy_jobs(base, a, b, policy_alts)
         solved = _solve_with_base(system, jobs, workers, budget, max_memory, progress, "variants")
         base_duel, duels = solved[0], solved[1:1 + len(rule_alts)]
-        policies = _ranked(_policy_effects(policy_alts, solved[1 + len(rule_alts):], base_duel))
+        policies = _ranked(_policy_effects(policy_alts, solved[1 + len(rule_alts):], base_duel,
+                                           _slip_notes(system, base, a, b, policy_alts, "policy")))
     effects = []
     dimensions = {n for _, r, _ in system.table_cases(base, args) for n in system.Rules.specs() if getattr(r, n) != getattr(base, n)}
-    for (name, value, label), (mx, mean, n), duel in zip(rule_alts, checks, duels):
-        note = f"the check table runs over every {name}, so it does not change" if name in dimensions else ""
+    slipped = _slip_notes(system, base, a, b, rule_alts, "rule") if a is not None else [""] * len(rule_alts)
+    for (name, value, label), (mx, mean, n), duel, slip in zip(rule_alts, checks, duels, slipped):
+        dimension = f"the check table runs over every {name}, so it does not change" if name in dimensions else ""
+        note = "; ".join(filter(None, [dimension, slip]))
         if isinstance(duel, str):
             effects.append(VariantEffect(name, value, label, mx, mean, n, note="; ".join(filter(None, [note, f"duel skipped: {duel}"]))))
         elif duel is None:
@@ -209,7 +212,7 @@ def policy_effects(system: System, rules: Any, a: Any, b: Any, names: Sequence[s
     alts = list(alternatives({n: specs[n] for n in (specs if names is None else names)}, a))
     solved = _solve_with_base(system, [(rules, a, b)] + _policy_jobs(rules, a, b, alts), workers, budget, max_memory,
                               progress, "policies")
-    return _policy_effects(alts, solved[1:], solved[0])
+    return _policy_effects(alts, solved[1:], solved[0], _slip_notes(system, rules, a, b, alts, "policy"))
 
 
 def _policy_jobs(rules: Any, a: Any, b: Any, alts: Sequence[tuple[str, Any, str]]) -> list[tuple[Any, Any, Any] | str]:
@@ -225,11 +228,27 @@ def _solve_with_base(system: System, jobs: Sequence[tuple[Any, Any, Any] | str],
     return solved
 
 
+def _slip_notes(system: System, rules: Any, a: Any, b: Any, alts: Sequence[tuple[str, Any, str]],
+                kind: str) -> list[str]:
+    """Per alternative (of a ``rule`` or of A's ``policy``), the warnings of :attr:`System.slips` it brings that
+    the base setup does not have, joined ("" when none, or when the system has no such check)."""
+    if system.slips is None:
+        return [""] * len(alts)
+    base = set(system.slips(rules, a, b))
+    out = []
+    for name, value, _ in alts:
+        r, f = (rules.replace(**{name: value}), a) if kind == "rule" else (rules, a.replace(**{name: value}))
+        out.append("; ".join(w for w in system.slips(r, f, b) if w not in base))
+    return out
+
+
 def _policy_effects(alts: Sequence[tuple[str, Any, str]], solved: Sequence[DuelFigures | str],
-                    base: DuelFigures) -> tuple[PolicyEffect, ...]:
-    """One effect per alternative, in order; a duel that failed keeps its note."""
-    return tuple(PolicyEffect(name, value, label, None, None, f"duel skipped: {duel}") if isinstance(duel, str)
-                 else PolicyEffect(name, value, label, duel, duel.delta(base)) for (name, value, label), duel in zip(alts, solved))
+                    base: DuelFigures, notes: Sequence[str]) -> tuple[PolicyEffect, ...]:
+    """One effect per alternative, in order, with its note (the slips it brings); a duel that failed keeps its
+    note."""
+    return tuple(PolicyEffect(name, value, label, None, None, "; ".join(filter(None, [f"duel skipped: {duel}", note])))
+                 if isinstance(duel, str) else PolicyEffect(name, value, label, duel, duel.delta(base), note)
+                 for (name, value, label), duel, note in zip(alts, solved, notes))
 
 
 def _ranked(effects: Sequence[PolicyEffect]) -> tuple[PolicyEffect, ...]:

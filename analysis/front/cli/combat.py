@@ -101,7 +101,8 @@ def run_exchange(ns: argparse.Namespace) -> int:
 
 
 def _warnings(data: dict[str, Any]) -> None:
-    """The stat-limit warnings a result carries (``stat_limits = "warn"``), one line each."""
+    """The warnings a result carries (limits under ``stat_limits = "warn"``, setups that are almost surely a slip),
+    one line each."""
     for warning in data.get("warnings", ()):
         emit(f"  warning: {warning}\n")
 

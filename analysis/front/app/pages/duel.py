@@ -146,6 +146,7 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
                         shown=str(d["median_rounds"]) if d.get("median_rounds") is not None else None)]
     rounds_table = pd.DataFrame({t(lang, "round"): list(rounds), t(lang, "probability"): list(rounds.values())})
     body += [views.cards(stats)] + ([views.note(d["rounds_note"])] if d.get("rounds_note") else [])
+    body += [views.note(w) for w in d.get("warnings", ())]
     body.append(views.row([views.graph(fig, "rounds"), views.table("rounds", rounds_table, lang, t(lang, "rounds"))]))
     tables = {"outcomes": outcomes_table(d), "rounds": rounds_table}
     for ex, tag in zip(res.exchanges, ("ab", "ba")):
