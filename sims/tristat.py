@@ -235,5 +235,6 @@ def duel_extra(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighte
     side = rules_mod.total_defence_side(a, b)
     if side:
         out["total_defence"] = side
+        out["rounds_cap"] = rules.total_defence_rounds
         out.update(_fields("p_still_up", proportion(int(counts[UNFINISHED]), n)))
     return out

@@ -717,3 +717,47 @@ def test_a_slip_reaches_the_cli_and_the_variants_table(capsys):
     a = load_fighter(SYSTEM, "trained_armed")
     notes = {e.label: e.note for e in policy_effects(SYSTEM, tristat.Rules(), a, a, workers=1)}
     assert "block_armor = 0" in notes["block=true"] and notes["stance=total_defence"] == ""
+
+
+# -------------------------------------------------------------------- a capped fight, conditional means
+def test_total_defence_ends_at_the_cap_and_says_so(capsys):
+    rules = tristat.Rules()
+    att, turtle = load_fighter(SYSTEM, "trained_armed"), load_fighter(SYSTEM, "trained_armed").replace(
+        stance="total_defence")
+    data = tristat.duel(rules, att, turtle).to_dict()
+    p = data["p_stalemate"]
+    assert 0 < p < 1 and data["p_still_up"] == p
+    assert data["never_ends"] is False and data["rounds_cap"] == 10 and data["rounds_conditional"] is True
+    assert "ends at the 10-round cap" in data["order"]
+    assert "never" not in data["rounds_note"] and "at the 10-round cap with nobody out" in data["rounds_note"]
+    assert data["conditional_on"]["mean_rounds"] == (f"the fights where someone goes out before the 10-round cap, "
+                                                     f"p = {1 - p:.6g}")
+    assert max(int(r) for r in data["rounds"]) <= 10
+    assert main(["duel", "tristat", "--a", "trained_armed", "--b", "archetype=trained_armed,stance=total_defence"]) == 0
+    out = capsys.readouterr().out
+    assert "never ends" not in out and "10-round cap" in out
+
+
+def test_a_turtle_nobody_can_hurt_ends_every_fight_at_the_cap(capsys):
+    rules = tristat.Rules(total_defence_rounds=3)
+    att, turtle = load_fighter(SYSTEM, "novice"), load_fighter(SYSTEM, "veteran").replace(stance="total_defence",
+                                                                                          armor=50)
+    data = tristat.duel(rules, att, turtle).to_dict()
+    assert data["p_stalemate"] == 1 and data["mean_rounds"] is None and data["never_ends"] is False
+    assert data["rounds_note"] == "every fight ends at the 3-round cap with nobody out"
+    assert main(["duel", "tristat", "--a", "novice", "--b", "archetype=veteran,stance=total_defence,armor=50",
+                 "--variant", "total_defence_rounds=3"]) == 0
+    assert "rounds: every fight ends at the 3-round cap with nobody out" in capsys.readouterr().out
+
+
+def test_conditional_means_say_what_they_are_conditional_on(capsys):
+    a = load_fighter(SYSTEM, "trained_armed")
+    plain = tristat.duel(tristat.Rules(), a, a).to_dict()
+    assert plain["conditional_on"] == {} and plain["p_stalemate"] == 0
+    done = tristat.duel(tristat.Rules(after_out="finish"), a, a).to_dict()
+    one_out = done["p_a_wins"] + done["p_b_wins"]
+    assert 0 < one_out < 1 and done["p_both_out"] > 0   # simultaneous attacks: some fights have no finishing phase
+    assert done["conditional_on"] == {
+        "mean_finish_attacks": f"the fights that end with exactly one side out, p = {one_out:.6g}"}
+    assert main(["duel", "tristat", "--a", "trained_armed", "--b", "trained_armed", "--variant", "after_out=finish"]) == 0
+    assert f"(over the fights that end with exactly one side out, p = {one_out:.6g})" in capsys.readouterr().out

@@ -591,9 +591,10 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     if turtle:
         solution = _hold(rules, a, b, ta, tb, turtle)
         order = (f"{turtle.upper()} in total defence never attacks; {'B' if turtle == 'a' else 'A'} attacks once a "
-                 f"round until {turtle.upper()} is out or total_defence_rounds = {rules.total_defence_rounds} rounds "
-                 f"pass (p_still_up; p_stalemate counts the same fights)")
-        extra = {"total_defence": turtle, "p_still_up": solution.p_stalemate}
+                 f"round until {turtle.upper()} is out, or the fight ends at the {rules.total_defence_rounds}-round "
+                 f"cap (total_defence_rounds = {rules.total_defence_rounds}) with {turtle.upper()} still up "
+                 "(p_still_up; p_stalemate counts the same fights)")
+        extra = {"total_defence": turtle, "p_still_up": solution.p_stalemate, "rounds_cap": rules.total_defence_rounds}
     else:
         on_b = {0: _kernel(rules, a, b, False)}
         on_a = {0: _kernel(rules, b, a, False)}

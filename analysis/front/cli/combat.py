@@ -152,14 +152,16 @@ def run_duel(ns: argparse.Namespace) -> int:
     if "p_still_up" in data:
         emit(f"  {'p_still_up':<12} {prob(data['p_still_up'])}\n")
     _warnings(data)
+    given = data["conditional_on"]
     emit(f"  lethal_at {data['lethal_at']}, after_out {data['after_out']}"
-         + (f": mean attacks on the helpless one {data['mean_finish_attacks']:.3f}"
-            if data["mean_finish_attacks"] is not None else "") + "\n")
-    if data["never_ends"]:
+         + (f": mean attacks on the helpless one {data['mean_finish_attacks']:.3f} (over "
+            f"{given['mean_finish_attacks']})" if data["mean_finish_attacks"] is not None else "") + "\n")
+    if data["mean_rounds"] is None:
         emit(f"  rounds: {data['rounds_note']}; states {data['states']}\n")
         return 0
     median = data["median_rounds"] if data["median_rounds"] is not None else f"> {data['median_rounds_above']}"
-    emit(f"  rounds: mean {data['mean_rounds']:.3f}, median {median}, states {data['states']}\n")
+    over = f" (over {given['mean_rounds']})" if "mean_rounds" in given else ""
+    emit(f"  rounds: mean {data['mean_rounds']:.3f}, median {median}{over}, states {data['states']}\n")
     if data["rounds_note"]:
         emit(f"  note: {data['rounds_note']}\n")
     return 0
