@@ -715,8 +715,8 @@ def test_a_slip_reaches_the_cli_and_the_variants_table(capsys):
     from analysis.tools.variants import policy_effects
 
     a = load_fighter(SYSTEM, "trained_armed")
-    notes = {e.label: e.note for e in policy_effects(SYSTEM, tristat.Rules(), a, a, workers=1)}
-    assert "block_armor = 0" in notes["block=true"] and notes["stance=total_defence"] == ""
+    notes = {e.label: e.warnings for e in policy_effects(SYSTEM, tristat.Rules(), a, a, workers=1)}
+    assert "block_armor = 0" in notes["block=true"][0] and notes["stance=total_defence"] == ()
 
 
 # -------------------------------------------------------------------- a capped fight, conditional means
