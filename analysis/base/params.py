@@ -294,6 +294,41 @@ rule may change), a duel *option* (how the lab plays the duel: ``after_out``, ``
 *param*, or a fighter's tactical *policy*.  Rulesets list variants, then constants, then options."""
 
 
+@dataclass(frozen=True)
+class Row(Faces):
+    """A list of integers, one per named slot, each within its own bounds (strictly increasing if asked).
+
+    >>> Row(names=("fatigue", "light"), bounds=((0, 8), (0, 4))).parse("track", "4,2")
+    (4, 2)
+    >>> Row(names=("a", "b"), bounds=((1, 9), (1, 9)), increasing=True).validate("t", [3, 3])
+    Traceback (most recent call last):
+    ...
+    analysis.base.params.ParamError: t = (3, 3) is not allowed; allowed: a list of 2 integers (a 1..9, b 1..9), strictly increasing
+    """
+
+    names: tuple[str, ...] = ()
+    bounds: tuple[tuple[int, int], ...] = ()
+    increasing: bool = False
+
+    @property
+    def allowed(self) -> str:  # type: ignore[override]
+        slots = ", ".join(f"{n} {lo}..{hi}" for n, (lo, hi) in zip(self.names, self.bounds))
+        return f"a list of {len(self.names)} integers ({slots})" + (", strictly increasing" if self.increasing else "")
+
+    def validate(self, name: str, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.parse(name, value)
+        if not isinstance(value, Sequence) or len(value) != len(self.names):
+            raise ParamError(name, tuple(value) if isinstance(value, Sequence) else value, self.allowed)
+        if not all(not isinstance(v, bool) and isinstance(v, numbers.Integral) and lo <= v <= hi
+                   for v, (lo, hi) in zip(value, self.bounds)):
+            raise ParamError(name, tuple(value), self.allowed)
+        out = tuple(int(v) for v in value)
+        if self.increasing and any(x >= y for x, y in zip(out, out[1:])):
+            raise ParamError(name, out, self.allowed)
+        return out
+
+
 def param(default: Any, spec: Spec, help: str, kind: str = "") -> Any:
     """A dataclass field carrying its :class:`Spec`, a one-line help text and its kind (:data:`KINDS`).
 

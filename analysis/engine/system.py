@@ -58,6 +58,9 @@ class System:
     duel_states: Callable[[Any, Any, Any], int] | None = None
     """``duel_states(rules, a, b)``: an upper estimate of the exact duel's chain states, computed without building
     it (memory and time guards refuse a duel past a budget before it starts)."""
+    slips: Callable[[Any, Any, Any], list[str]] | None = None
+    """``slips(rules, a, b)``: legal setups of the pair that are almost surely a mistake (a policy that can never
+    apply), one warning each; the system's results list them under ``warnings``, the tools in their notes."""
 
     tactics: Callable[[Any, Any, Any], Any] | None = None
     """``tactics(rules, a, b)`` -> :class:`~analysis.engine.decisions.DecisionGame`: the duel as a game of the

@@ -20,16 +20,15 @@ Every number of the section is a ``kind="constant"`` field of :class:`Rules`.
 
 from __future__ import annotations
 
-import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import product
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
 from analysis.base.lazy import sp
-from analysis.base.params import Bool, Choice, Faces, FighterBase, Int, ParamError, Validated, param
+from analysis.base.params import Bool, Choice, Faces, FighterBase, Int, ParamError, Row, Validated, param
 from analysis.engine import markov
 from analysis.engine.combat import (
     Branch,
@@ -56,41 +55,6 @@ TRADES = ("offensive", "defensive")
 DODGES = ("never", "out", "wound")
 DODGE_FROM = {"out": INCAPACITATED, "wound": LIGHT}
 """effort_dodge: the lightest level a hit must be about to mark for the fighter to dodge it."""
-
-
-@dataclass(frozen=True)
-class Row(Faces):
-    """A list of integers, one per named slot, each within its own bounds (strictly increasing if asked).
-
-    >>> Row(names=("fatigue", "light"), bounds=((0, 8), (0, 4))).parse("track", "4,2")
-    (4, 2)
-    >>> Row(names=("a", "b"), bounds=((1, 9), (1, 9)), increasing=True).validate("t", [3, 3])
-    Traceback (most recent call last):
-    ...
-    analysis.base.params.ParamError: t = (3, 3) is not allowed; allowed: a list of 2 integers (a 1..9, b 1..9), strictly increasing
-    """
-
-    names: tuple[str, ...] = ()
-    bounds: tuple[tuple[int, int], ...] = ()
-    increasing: bool = False
-
-    @property
-    def allowed(self) -> str:  # type: ignore[override]
-        slots = ", ".join(f"{n} {lo}..{hi}" for n, (lo, hi) in zip(self.names, self.bounds))
-        return f"a list of {len(self.names)} integers ({slots})" + (", strictly increasing" if self.increasing else "")
-
-    def validate(self, name: str, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.parse(name, value)
-        if not isinstance(value, Sequence) or len(value) != len(self.names):
-            raise ParamError(name, tuple(value) if isinstance(value, Sequence) else value, self.allowed)
-        if not all(not isinstance(v, bool) and isinstance(v, numbers.Integral) and lo <= v <= hi
-                   for v, (lo, hi) in zip(value, self.bounds)):
-            raise ParamError(name, tuple(value), self.allowed)
-        out = tuple(int(v) for v in value)
-        if self.increasing and any(x >= y for x, y in zip(out, out[1:])):
-            raise ParamError(name, out, self.allowed)
-        return out
 
 
 BOOK_TRACK = (4, 2, 1, 1, 1, 1)
@@ -294,10 +258,10 @@ class Fighter(FighterBase):
     armor: int = param(0, Int(0, 20), "armor rating, a defensive factor")
     shield: int = param(0, Int(0, 10), "shield hindering the attacker: bonus to the defense total")
     agility: int = param(0, Int(-5, 15), "Agility: 3dK + agility roll-off for the first attack")
-    stance: str = param("normal", Choice(STANCES), "each turn: normal; offensive (+trade_bonus attack, -trade_bonus "
-                        "defense until its next turn) or defensive (the reverse), priced by trade_cost; no_defense "
-                        "(never defends, so attacks on it are one-sided; +no_defense_bonus to its attacks)",
-                        kind="policy")
+    stance: str = param("normal", Choice(STANCES), "declared on its own turn (normal before its first): normal; "
+                        "offensive (+trade_bonus attack, -trade_bonus defense until its next turn) or defensive (the "
+                        "reverse), priced by trade_cost; no_defense (from its first turn never defends, so attacks on "
+                        "it are one-sided; +no_defense_bonus to its attacks)", kind="policy")
     effort_dodge: str = param("never", Choice(DODGES), "mark dodge_fatigue free fatigue boxes to evade a hit entirely: "
                               "never, when it would mark incapacitated or dying (out), or any wound box (wound); not "
                               "against one-sided attacks", kind="policy")
@@ -413,7 +377,8 @@ def take_hit(rules: Rules, boxes: tuple[int, ...], damage: int, dodge: str
 
 class Condition(NamedTuple):
     """A fighter's condition in a duel: boxes marked per level of LEVELS (incapacitated marked: out), luck tokens
-    left, whether its stance trade holds (it traded on its last turn) and whether its surprise attack is to come."""
+    left, whether its stance holds (declared on a turn of its own: a trade on its last turn, ``no_defense`` from
+    its first) and whether its surprise attack is to come."""
 
     boxes: tuple[int, ...]
     tokens: int = 0
@@ -449,7 +414,7 @@ def turn(rules: Rules, stance: str, c: Condition) -> tuple[Turn, Condition]:
     """
     boxes, mod, active = c.boxes, 0, False
     if stance == "no_defense":
-        mod = rules.no_defense_bonus
+        mod, active = rules.no_defense_bonus, True
     elif stance in TRADES:
         price = rules.trade_fatigue if rules.trade_cost == "fatigue" else 0
         if rules.track[FATIGUE] - boxes[FATIGUE] >= price:
@@ -461,9 +426,15 @@ def turn(rules: Rules, stance: str, c: Condition) -> tuple[Turn, Condition]:
 
 def defense_mod(rules: Rules, stance: str, c: Condition) -> int:
     """The stance's modifier to a defense: the trade holds from the fighter's turn until its next."""
-    if not c.active:
+    if not c.active or stance not in TRADES:
         return 0
     return rules.trade_bonus if stance == "defensive" else -rules.trade_bonus
+
+
+def one_sided_on(t: Turn, dfn: Fighter, c: Condition) -> bool:
+    """Whether an attack made with ``t`` on ``dfn`` in condition ``c`` is one-sided: the attacker's surprise, or
+    a defender who has declared ``no_defense`` on a turn of its own (before its first turn it stands normal)."""
+    return t.one_sided or (dfn.stance == "no_defense" and c.active)
 
 
 def defended(rules: Rules, dfn: Fighter, c: Condition, damage: int, spent: bool, one_sided: bool) -> tuple[Any, bool]:
@@ -479,10 +450,12 @@ def defended(rules: Rules, dfn: Fighter, c: Condition, damage: int, spent: bool,
 
 def conditions(rules: Rules, stance: str, surprising: bool) -> tuple[Any, ...]:
     """Every condition of a fighter, ordered so that every change moves to a later one: boxes (lexicographic, they
-    only fill), then tokens (only spent), the surprise (only made), the stance flag (taken for good under
-    ``trade_cost=complication``; under ``fatigue`` only dropped without a box marked); then out, then dying."""
+    only fill), then tokens (only spent), the surprise (only made), the stance flag (taken for good by
+    ``no_defense`` and under ``trade_cost=complication``; under ``fatigue`` only dropped without a box marked);
+    then out, then dying."""
     fills = [range(n + 1) for n in rules.track[:INCAPACITATED]]
-    actives = ((False, True) if rules.trade_cost == "complication" else (True, False)) if stance in TRADES else (False,)
+    actives = ((False,) if stance == "normal" else (True, False) if stance in TRADES and rules.trade_cost == "fatigue"
+               else (False, True))
     up = [Condition((*boxes, 0, 0), tokens, active, first)
           for boxes in product(*fills) for tokens in range(rules.luck_tokens, -1, -1)
           for first in ((True, False) if surprising else (False,)) for active in actives if not (first and active)]
@@ -608,7 +581,7 @@ def attack_outcomes(rules: Rules, att: Fighter, dfn: Fighter, t: Turn, c: Condit
                     ) -> list[tuple[float, str, int, Any, bool]]:
     """(p, kind, damage marked, the defender's next condition, luck spent by the attacker) of an attack made with
     ``t`` on a defender in condition ``c``; a dodged hit is of kind ``defended`` and marks nothing."""
-    one_sided = t.one_sided or dfn.stance == "no_defense"
+    one_sided = one_sided_on(t, dfn, c)
     shift = t.mod - t.penalty
     if not one_sided:
         shift -= defense_mod(rules, dfn.stance, c) - penalty(rules, c.boxes)
@@ -691,9 +664,9 @@ def manoeuvre_notes(rules: Rules, fighters: Mapping[str, Fighter]) -> list[str]:
             notes.append(f"{who} ({f.name}) stance {f.stance}: {sign[0]}{rules.trade_bonus} attack, {sign[1]}"
                          f"{rules.trade_bonus} defense from its turn until its next; {price}")
         elif f.stance == "no_defense":
-            notes.append(f"{who} ({f.name}) stance no_defense: never defends (attacks on it are one-sided) and attacks "
-                         f"at +{rules.no_defense_bonus} (no_defense_bonus = {rules.no_defense_bonus}: a lab stand-in, "
-                         "the seed gives no number)")
+            notes.append(f"{who} ({f.name}) stance no_defense: from its first turn never defends (attacks on it are "
+                         f"one-sided; before that turn it defends normally) and attacks at +{rules.no_defense_bonus} "
+                         f"(no_defense_bonus = {rules.no_defense_bonus}: a lab stand-in, the seed gives no number)")
         if f.effort_dodge != "never":
             what = "incapacitated or dying" if f.effort_dodge == "out" else "a wound box"
             notes.append(f"{who} ({f.name}) effort_dodge {f.effort_dodge}: marks {rules.dodge_fatigue} free fatigue "
@@ -705,17 +678,44 @@ def manoeuvre_notes(rules: Rules, fighters: Mapping[str, Fighter]) -> list[str]:
     return notes
 
 
+def slips(rules: Rules, a: Fighter, b: Fighter) -> list[str]:
+    """Legal setups that are almost surely a slip (a policy that can never apply or does nothing), one warning
+    each; every output using the pair lists them under ``warnings``.
+
+    >>> slips(Rules(), Fighter(name="x", stance="no_defense", effort_dodge="out"), Fighter())[0][:61]
+    "kurs fighter 'x': effort_dodge = out with stance = no_defense"
+    """
+    out, fatigue = [], rules.track[FATIGUE]
+    for f in (a, b):
+        where = f"kurs fighter {f.name!r}"
+        if f.effort_dodge != "never" and rules.dodge_fatigue > fatigue:
+            out.append(f"{where}: effort_dodge = {f.effort_dodge} never applies: dodge_fatigue = {rules.dodge_fatigue} "
+                       f"is more than the track's {fatigue} fatigue box(es)")
+        elif f.effort_dodge != "never" and f.stance == "no_defense":
+            out.append(f"{where}: effort_dodge = {f.effort_dodge} with stance = no_defense dodges only before its first "
+                       "turn: from then on every attack on it is one-sided, and a one-sided attack cannot be dodged")
+        if f.stance in TRADES and rules.trade_bonus == 0:
+            out.append(f"{where}: stance = {f.stance} with trade_bonus = 0 changes no total"
+                       + (" and still costs fatigue" if rules.trade_cost == "fatigue" else ""))
+        elif f.stance in TRADES and rules.trade_cost == "fatigue" and rules.trade_fatigue > fatigue:
+            out.append(f"{where}: stance = {f.stance} is never paid for: trade_fatigue = {rules.trade_fatigue} is more "
+                       f"than the track's {fatigue} fatigue box(es), so every turn is plain")
+    return out
+
+
 def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
     """A's first attack on B at the start of a fight, exactly: A's stance and surprise apply, B defends plainly
-    (its stance trade starts on its own turn) unless it never defends; B's dodge applies."""
+    whatever its stance (a stance holds from its own turn; B has had none); B's dodge applies."""
     branches = exchange_branches(rules, att, dfn)
     notes = [f"graze (equal totals): {GRAZE_NOTE[rules.graze].format(g=rules.graze_damage)}",
              *manoeuvre_notes(rules, {"A": att, "B": dfn})]
-    if dfn.stance in TRADES:
-        notes.append("the first attack of a fight: B has not had a turn, so its stance trade does not hold yet")
+    if dfn.stance != "normal":
+        notes.append(f"the first attack of a fight: B has not had a turn, so its stance {dfn.stance} does not hold "
+                     "yet (B stands normal)")
     if rules.luck_tokens:
         notes.append(LUCK_NOTE.format(b=rules.luck_bonus))
-    return summarize("kurs", rules, att, dfn, branches, side_of(rules, dfn, "b").track, condition_label, notes)
+    res = summarize("kurs", rules, att, dfn, branches, side_of(rules, dfn, "b").track, condition_label, notes)
+    return replace(res, extra={"warnings": slips(rules, att, dfn)})
 
 
 def first_attack(rules: Rules, a: Fighter, b: Fighter) -> float:
@@ -748,7 +748,7 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
         on_a = {c: helpless_matrix(rules, b, a, "a", t) for c, t in enumerate(sb.turns)}
         solution = markov.finish(solution, sa.track, sb.track, on_a, on_b, rules.lethal_at, rules.finish_attacks)
     return DuelResult("kurs", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules),
-                      duel_order(rules, a, b, p_a), solution)
+                      duel_order(rules, a, b, p_a), solution, extra={"warnings": slips(rules, a, b)})
 
 
 def duel_order(rules: Rules, a: Fighter, b: Fighter, p_a: float) -> str:
@@ -785,7 +785,8 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
     r = dice(rules)
     possible = set(r.support[r.p > 0].tolist())
     t, _ = turn(rules, att.stance, fresh(rules, rules.surprise == "a"))
-    one_sided = t.one_sided or dfn.stance == "no_defense"
+    c = fresh(rules, rules.surprise == "b")
+    one_sided = one_sided_on(t, dfn, c)
     for name in ("attack",) if one_sided else ("attack", "defense"):
         value = _need(rolls, name)
         if value not in possible:
@@ -795,9 +796,10 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
     att_total = att.attack_skill + a_roll + t.mod
     mod = f" + stance {t.mod:+d}" if t.mod else ""
     steps = [f"attack: skill {att.attack_skill} + {rules.dice_count}dK {a_roll}{mod} = {att_total}"]
+    notes = [] if dfn.stance == "normal" else [f"{dfn.name} has not had a turn: its stance {dfn.stance} does not "
+                                                "hold yet (it stands normal)"]
     if one_sided:
-        why = "a surprise" if t.one_sided else f"{dfn.name} does not defend (no_defense)"
-        steps.append(f"one-sided attack ({why}): against difficulty 0, no defense roll, skill or shield"
+        steps.append("one-sided attack (a surprise): against difficulty 0, no defense roll, skill or shield"
                      + (f"; the defense roll {rolls['defense']} is not used" if "defense" in rolls else ""))
         dfn_total = 0
     else:
@@ -807,6 +809,7 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
         clamp = f" (clamped from {d_roll})" if d_counted != d_roll else ""
         steps.append(f"defense: skill {dfn.defense_skill} + shield {dfn.shield} + {rules.dice_count}dK "
                      f"{d_counted}{clamp} = {dfn_total}")
+        notes += clamp_notes(rules, d_roll)
     tokens = rules.luck_tokens > 0
     s = settle(rules, att, dfn, att_total - dfn_total, tokens, tokens and not one_sided)
     margin, bonus = att_total - dfn_total, rules.luck_bonus
@@ -828,7 +831,6 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
         if s.type_bonus_applied:
             why = "always" if rules.type_bonus == "always" else "the attack got through the armor"
             steps.append(f"type bonus +{att.weapon_type_bonus} ({why}): {s.raw}")
-    c = fresh(rules, rules.surprise == "b")
     boxes, level, soaked, dodged = take_hit(rules, c.boxes, s.damage, "never" if one_sided else dfn.effort_dodge)
     marked = None if level is None else LEVELS[level]
     if dodged:
@@ -845,9 +847,26 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
               "one_sided": one_sided, "success": s.margin, "offense": att.offense, "defense_factors": dfn.defense,
               "raw_damage": s.raw, "type_bonus_applied": s.type_bonus_applied, "soaked_by_fatigue": soaked,
               "dodged": dodged, "luck_spent": {"attacker": s.luck_attacker, "defender": s.luck_defender},
-              "condition": condition_label(nxt)}
+              "condition": condition_label(nxt), "notes": notes, "warnings": slips(rules, att, dfn)}
     return Resolution("kurs", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
                       dict(rolls), steps, s.kind != "miss" and not dodged, 0 if dodged else s.damage, marked, fields)
+
+
+def clamp_notes(rules: Rules, d_roll: int) -> list[str]:
+    """Which reading counted a defense roll the clamp would change: the seed's gladiator example takes its −2 as
+    is, against the clamp rule stated just above it, so the note names the variant that reproduces it.
+
+    >>> clamp_notes(Rules(), 2), len(clamp_notes(Rules(), -2)), clamp_notes(Rules(defense_clamp=False), -2)[0][:21]
+    ([], 1, 'defense_clamp = false')
+    """
+    clamped = int(clamp_defense(rules.replace(defense_clamp=True), d_roll))
+    if clamped == d_roll:
+        return []
+    if rules.defense_clamp:
+        return [f"the clamp counts the defense roll {d_roll} as {clamped}; the seed's gladiator example reads its "
+                "defense roll (-2) unclamped: --variant defense_clamp=false reproduces it"]
+    return [f"defense_clamp = false: the defense roll {d_roll} counts as is (the seed's gladiator example's "
+            f"arithmetic; the clamp rule as written counts it as {clamped})"]
 
 
 def _need(rolls: Mapping[str, int], name: str) -> int:
@@ -877,4 +896,5 @@ SYSTEM = register(System(
     combat_skills=("attack_skill", "defense_skill"),
     levels={"out": "«Недееспособен» marked", "dying": "«При смерти» marked", "dead": None},
     duel_states=duel_states,
+    slips=slips,
 ))

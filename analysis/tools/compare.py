@@ -189,7 +189,8 @@ def policy_effects(setup: Setup | None = None, fields: Mapping[str, Sequence[str
 
     Columns: ``p_a_wins`` and its change against the plain duel, A's and B's P(killed) (the ``lethal_at``
     level; ``None`` where the system has none) and their changes, P(someone killed), mean rounds and its
-    change; ``note`` says why a duel was refused.
+    change; ``note`` says why a duel was refused; ``warning``, which setup the option makes almost surely a slip
+    (``System.slips``: played and reported all the same).
     """
     setup = setup or Setup.build()
     rows = []
@@ -202,7 +203,7 @@ def policy_effects(setup: Setup | None = None, fields: Mapping[str, Sequence[str
         defined = system.level_missing(rules.lethal_at) is None
         for e in variant_tools.policy_effects(system, rules, a, b, names, workers=1):
             row: dict[str, Any] = {"system": system.id, "policy": e.name, "value": text(e.value), "option": e.label,
-                                   "note": e.note}
+                                   "note": e.note, "warning": "; ".join(e.warnings)}
             if e.duel is not None:
                 f, d = e.duel, e.duel_delta
                 ends = math.isfinite(f.mean_rounds)

@@ -62,7 +62,8 @@ class DuelFigures:
     @classmethod
     def of(cls, result: Any) -> "DuelFigures":
         """The figures of a :class:`~analysis.engine.combat.DuelResult`; P(death) and P(killed) count the ruleset's
-        ``lethal_at`` level; a fight that never ends has infinite mean rounds."""
+        ``lethal_at`` level; a fight where nobody goes out (it never ends, or every fight ends at a round cap) has
+        infinite mean rounds."""
         s = result.solution
         lethal = result.variants.get("lethal_at", "dying")
         killed = s.killed(lethal)

@@ -63,6 +63,8 @@ class VariantEffect:
     duel: DuelFigures | None = None
     duel_delta: Mapping[str, float] | None = None
     note: str = ""
+    warnings: tuple[str, ...] = ()
+    """Setups the variant makes almost surely a slip for these fighters (:attr:`System.slips`), not refused."""
 
     @property
     def effect(self) -> float:
@@ -79,7 +81,8 @@ class VariantEffect:
         return {"name": self.name, "value": value, "label": self.label, "effect": self.effect,
                 "check_max_dp": self.check_max_dp, "check_mean_dp": self.check_mean_dp, "cases": self.cases,
                 "duel": self.duel.to_dict() if self.duel else None,
-                "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note}
+                "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note,
+                "warnings": list(self.warnings)}
 
 
 @dataclass(frozen=True)
@@ -111,12 +114,15 @@ class PolicyEffect:
     duel: DuelFigures | None
     duel_delta: Mapping[str, float] | None
     note: str = ""
+    warnings: tuple[str, ...] = ()
+    """Setups the option makes almost surely a slip (:attr:`System.slips`): warned, not refused."""
 
     def to_dict(self) -> dict[str, Any]:
         value = list(self.value) if isinstance(self.value, tuple) else self.value
         return {"name": self.name, "value": value, "label": self.label,
                 "duel": self.duel.to_dict() if self.duel else None,
-                "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note}
+                "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note,
+                "warnings": list(self.warnings)}
 
 
 def _table(system: System, rules: Any, args: Any) -> dict[tuple[str, int], tuple[Any, Any]]:
@@ -171,17 +177,19 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
             + _policy_jobs(base, a, b, policy_alts)
         solved = _solve_with_base(system, jobs, workers, budget, max_memory, progress, "variants")
         base_duel, duels = solved[0], solved[1:1 + len(rule_alts)]
-        policies = _ranked(_policy_effects(policy_alts, solved[1 + len(rule_alts):], base_duel))
+        policies = _ranked(_policy_effects(policy_alts, solved[1 + len(rule_alts):], base_duel,
+                                           _slips(system, base, a, b, policy_alts, "policy")))
     effects = []
     dimensions = {n for _, r, _ in system.table_cases(base, args) for n in system.Rules.specs() if getattr(r, n) != getattr(base, n)}
-    for (name, value, label), (mx, mean, n), duel in zip(rule_alts, checks, duels):
+    slipped = _slips(system, base, a, b, rule_alts, "rule") if a is not None else [()] * len(rule_alts)
+    for (name, value, label), (mx, mean, n), duel, slips in zip(rule_alts, checks, duels, slipped):
         note = f"the check table runs over every {name}, so it does not change" if name in dimensions else ""
         if isinstance(duel, str):
-            effects.append(VariantEffect(name, value, label, mx, mean, n, note="; ".join(filter(None, [note, f"duel skipped: {duel}"]))))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, note="; ".join(filter(None, [note, f"duel skipped: {duel}"])), warnings=slips))
         elif duel is None:
-            effects.append(VariantEffect(name, value, label, mx, mean, n, note=note))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, note=note, warnings=slips))
         else:
-            effects.append(VariantEffect(name, value, label, mx, mean, n, duel, duel.delta(base_duel), note))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, duel, duel.delta(base_duel), note, slips))
     effects.sort(key=lambda e: -e.effect)
     return VariantReport(system.id, base.to_dict(), args.to_dict(),
                          describe_fighter(a, base) if a is not None else None,
@@ -209,7 +217,7 @@ def policy_effects(system: System, rules: Any, a: Any, b: Any, names: Sequence[s
     alts = list(alternatives({n: specs[n] for n in (specs if names is None else names)}, a))
     solved = _solve_with_base(system, [(rules, a, b)] + _policy_jobs(rules, a, b, alts), workers, budget, max_memory,
                               progress, "policies")
-    return _policy_effects(alts, solved[1:], solved[0])
+    return _policy_effects(alts, solved[1:], solved[0], _slips(system, rules, a, b, alts, "policy"))
 
 
 def _policy_jobs(rules: Any, a: Any, b: Any, alts: Sequence[tuple[str, Any, str]]) -> list[tuple[Any, Any, Any] | str]:
@@ -225,11 +233,26 @@ def _solve_with_base(system: System, jobs: Sequence[tuple[Any, Any, Any] | str],
     return solved
 
 
+def _slips(system: System, rules: Any, a: Any, b: Any, alts: Sequence[tuple[str, Any, str]],
+           kind: str) -> list[tuple[str, ...]]:
+    """Per alternative (of a ``rule`` or of A's ``policy``), the warnings of :attr:`System.slips` it brings that
+    the base setup does not have (none when the system has no such check)."""
+    if system.slips is None:
+        return [()] * len(alts)
+    base = set(system.slips(rules, a, b))
+    out = []
+    for name, value, _ in alts:
+        r, f = (rules.replace(**{name: value}), a) if kind == "rule" else (rules, a.replace(**{name: value}))
+        out.append(tuple(w for w in system.slips(r, f, b) if w not in base))
+    return out
+
+
 def _policy_effects(alts: Sequence[tuple[str, Any, str]], solved: Sequence[DuelFigures | str],
-                    base: DuelFigures) -> tuple[PolicyEffect, ...]:
-    """One effect per alternative, in order; a duel that failed keeps its note."""
-    return tuple(PolicyEffect(name, value, label, None, None, f"duel skipped: {duel}") if isinstance(duel, str)
-                 else PolicyEffect(name, value, label, duel, duel.delta(base)) for (name, value, label), duel in zip(alts, solved))
+                    base: DuelFigures, slips: Sequence[tuple[str, ...]]) -> tuple[PolicyEffect, ...]:
+    """One effect per alternative, in order, with the slips it brings; a duel that failed keeps its note."""
+    return tuple(PolicyEffect(name, value, label, None, None, f"duel skipped: {duel}", warned) if isinstance(duel, str)
+                 else PolicyEffect(name, value, label, duel, duel.delta(base), "", warned)
+                 for (name, value, label), duel, warned in zip(alts, solved, slips))
 
 
 def _ranked(effects: Sequence[PolicyEffect]) -> tuple[PolicyEffect, ...]:

@@ -92,7 +92,9 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
 
 
 def _rounds(value: float) -> str:
-    return "never ends" if math.isinf(value) else f"{value:.3f}"
+    """Mean rounds to the first out; infinite when nobody ever goes out (the fight never ends, or every fight
+    ends at a round cap such as Tri-Stat's total defence)."""
+    return "nobody goes out" if math.isinf(value) else f"{value:.3f}"
 
 
 def register(sub: Any) -> None:
@@ -354,7 +356,7 @@ def run_variants(ns: argparse.Namespace) -> int:
         if res.base_duel is not None:
             d = e.duel_delta or {}
             row.update({"dP(A wins)": d.get("p_a_wins"), "dP(death)": d.get("p_death"), "d mean rounds": d.get("mean_rounds")})
-        row["note"] = e.note
+        row["note"] = "; ".join(filter(None, [e.note, *e.warnings]))
         rows.append(row)
     title = f"{system.id} variants against {pairs(res.variants)}\neffect: the largest change in distance units " \
             f"(0.10 of a probability, a factor 1.5 of mean rounds)"
@@ -377,7 +379,8 @@ def _policies_text(res: Any) -> str:
     for p in res.policies:
         d = p.duel_delta or {}
         rows.append({"policy of A": p.label, "dP(A wins)": d.get("p_a_wins"), f"dP(A {lethal})": d.get("p_a_killed"),
-                     f"dP(B {lethal})": d.get("p_b_killed"), "d mean rounds": d.get("mean_rounds"), "note": p.note})
+                     f"dP(B {lethal})": d.get("p_b_killed"), "d mean rounds": d.get("mean_rounds"),
+                     "note": "; ".join(filter(None, [p.note, *p.warnings]))})
     return render(_frame(rows), "md", title=f"policies of {res.a['name']} (A) against the plain {res.b['name']} "
                                                    "(B), largest gain in P(A wins) first")
 

@@ -101,7 +101,8 @@ def run_exchange(ns: argparse.Namespace) -> int:
 
 
 def _warnings(data: dict[str, Any]) -> None:
-    """The stat-limit warnings a result carries (``stat_limits = "warn"``), one line each."""
+    """The warnings a result carries (limits under ``stat_limits = "warn"``, setups that are almost surely a slip),
+    one line each."""
     for warning in data.get("warnings", ()):
         emit(f"  warning: {warning}\n")
 
@@ -124,7 +125,10 @@ def run_resolve(ns: argparse.Namespace) -> int:
     for step in res.steps:
         emit(f"  {step}\n")
     emit(f"  => hit={str(res.hit).lower()}, damage={res.damage}, marked={res.marked}\n")
-    _warnings(res.to_dict())
+    data = res.to_dict()
+    for note in data.get("notes", ()):
+        emit(f"  note: {note}\n")
+    _warnings(data)
     return 0
 
 
@@ -148,14 +152,16 @@ def run_duel(ns: argparse.Namespace) -> int:
     if "p_still_up" in data:
         emit(f"  {'p_still_up':<12} {prob(data['p_still_up'])}\n")
     _warnings(data)
+    given = data["conditional_on"]
     emit(f"  lethal_at {data['lethal_at']}, after_out {data['after_out']}"
-         + (f": mean attacks on the helpless one {data['mean_finish_attacks']:.3f}"
-            if data["mean_finish_attacks"] is not None else "") + "\n")
-    if data["never_ends"]:
+         + (f": mean attacks on the helpless one {data['mean_finish_attacks']:.3f} (over "
+            f"{given['mean_finish_attacks']})" if data["mean_finish_attacks"] is not None else "") + "\n")
+    if data["mean_rounds"] is None:
         emit(f"  rounds: {data['rounds_note']}; states {data['states']}\n")
         return 0
     median = data["median_rounds"] if data["median_rounds"] is not None else f"> {data['median_rounds_above']}"
-    emit(f"  rounds: mean {data['mean_rounds']:.3f}, median {median}, states {data['states']}\n")
+    over = f" (over {given['mean_rounds']})" if "mean_rounds" in given else ""
+    emit(f"  rounds: mean {data['mean_rounds']:.3f}, median {median}{over}, states {data['states']}\n")
     if data["rounds_note"]:
         emit(f"  note: {data['rounds_note']}\n")
     return 0

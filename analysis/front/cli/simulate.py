@@ -110,9 +110,13 @@ def run_sim(ns: argparse.Namespace) -> int:
     emit(f"{system.id} sim ({res.model} model, n={_n(res)}, seed={res.seed}): {res.a['name']} (A) vs {res.b['name']} (B)\n"
          f"  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else ""))
     emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
+    data = res.to_dict()
+    for name in ("mean_finish_attacks", "mean_rounds"):
+        if name in data["conditional_on"] and data[name] is not None:
+            emit(f"  {name} is over {data['conditional_on'][name]}\n")
     if res.rounds_note:
         emit(f"  {res.rounds_note}\n")
-    _warnings(res.to_dict())
+    _warnings(data)
     return _finish(res, "sim")
 
 
