@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from analysis.base.params import Validated
+from analysis.engine.assumptions import Assumption
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class System:
     duel_states: Callable[[Any, Any, Any], int] | None = None
     """``duel_states(rules, a, b)``: an upper estimate of the exact duel's chain states, computed without building
     it (memory and time guards refuse a duel past a budget before it starts)."""
+    assumptions: tuple[Assumption, ...] = ()
+    """The numbers the lab chose where the seed gives none (:mod:`analysis.engine.assumptions`), one a line."""
 
     def level_missing(self, level: str) -> str | None:
         """Why a duel reports ``null`` for ``level``, or ``None`` when the system has it."""
