@@ -70,8 +70,9 @@ class Setup:
         for sid in SYSTEM_IDS:
             rules = self.rules[sid]
             variants, a, b = rules.to_dict(), describe_fighter(self.a[sid], rules), describe_fighter(self.b[sid], rules)
-            out[sid] = {"variants": variants, "changed": self.changed(sid), "house_rules": house_rules_of(sid, variants),
-                        "a": a, "b": b, "assumptions": rests_on(sid, variants, a, b)}
+            out[sid] = {"variants": variants, "changed": self.changed(sid),
+                        "house_rules": house_rules_of(sid, variants), "a": a, "b": b,
+                        "assumptions": rests_on(sid, variants, a, b)}
         return out
 
 

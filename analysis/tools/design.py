@@ -107,7 +107,8 @@ class DesignResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "variants": dict(self.variants), "assumptions": self.assumptions,
-                "a": dict(self.a), "b": dict(self.b), "vary": list(self.vary), "wish": dict(self.wish), "distance": self.distance, "settings": self.settings,
+                "a": dict(self.a), "b": dict(self.b), "vary": list(self.vary), "wish": dict(self.wish),
+                "distance": self.distance, "settings": self.settings,
                 "skipped": list(self.skipped), "best": [p.to_dict() for p in self.best]}
 
 

@@ -158,6 +158,6 @@ def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, targ
     src = {"system": source.id, "variants": rules.to_dict(), "a": describe_fighter(a, rules), "b": describe_fighter(b, rules)}
     src["assumptions"] = duel_assumptions(source.id, src["variants"], src["a"], src["b"])
     dst = {"system": target.id, "variants": target_rules.to_dict()}
-    dst["assumptions"] = merged([duel_assumptions(target.id, dst["variants"], describe_fighter(fighters[m.a], target_rules),
-                                                  describe_fighter(fighters[m.b], target_rules)) for m in shown])
+    duels = [[describe_fighter(fighters[x], target_rules) for x in (m.a, m.b)] for m in shown]
+    dst["assumptions"] = merged([duel_assumptions(target.id, dst["variants"], *pair) for pair in duels])
     return FightEquivalence(src, dst, figures, tuple(shown), len(pairs), tuple(skipped))

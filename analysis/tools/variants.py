@@ -105,7 +105,8 @@ class VariantReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "variants": dict(self.variants), "params": dict(self.params),
-                "assumptions": self.assumptions, "a": self.a, "b": self.b, "base_duel": self.base_duel.to_dict() if self.base_duel else None,
+                "assumptions": self.assumptions, "a": self.a, "b": self.b,
+                "base_duel": self.base_duel.to_dict() if self.base_duel else None,
                 "effects": [e.to_dict() for e in self.effects], "policies": [p.to_dict() for p in self.policies]}
 
 
@@ -191,8 +192,8 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
         note = f"the check table runs over every {name}, so it does not change" if name in dimensions else ""
         rests = rests_on(system.id, base.replace(**{name: value}).to_dict(), fa, fb)
         if isinstance(duel, str):
-            effects.append(VariantEffect(name, value, label, mx, mean, n, note="; ".join(filter(None, [note, f"duel skipped: {duel}"])),
-                                         assumptions=rests))
+            skipped = "; ".join(filter(None, [note, f"duel skipped: {duel}"]))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, note=skipped, assumptions=rests))
         elif duel is None:
             effects.append(VariantEffect(name, value, label, mx, mean, n, note=note, assumptions=rests))
         else:

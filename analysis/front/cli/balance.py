@@ -192,7 +192,8 @@ def run_tune(ns: argparse.Namespace) -> int:
         emit_json(data)
         return 0
     below = "" if res.p_below is None else f"; at {res.modifier - 1:+d}: {show_p(res.p_below)}"
-    emit(f"{system.id} tune: {pairs(res.params)}\n  rules: {pairs(res.variants)}\n" + assumptions_line(data["assumptions"])
+    emit(f"{system.id} tune: {pairs(res.params)}\n  rules: {pairs(res.variants)}\n"
+         + assumptions_line(data["assumptions"])
          + f"  P(success) >= {res.p!r} needs modifier {res.modifier:+d} ({res.value_name} {res.value}): "
          f"P = {show_p(res.p_at_modifier)}{below}\n" + "".join(f"  note: {n}\n" for n in res.notes))
     return 0

@@ -90,8 +90,8 @@ def run_exchange(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return 0
-    emit(f"{system.id} exchange: {res.attacker['name']} attacks {res.defender['name']}\n  rules: {pairs(res.variants)}\n"
-         + assumptions_line(data["assumptions"]))
+    emit(f"{system.id} exchange: {res.attacker['name']} attacks {res.defender['name']}\n"
+         f"  rules: {pairs(res.variants)}\n" + assumptions_line(data["assumptions"]))
     for k in ("p_miss", "p_defended", "p_graze", "p_hit", "p_critical"):
         emit(f"  {k:<11} {prob(getattr(res, k))}\n")
     emit(f"  mean damage {res.damage.mean():.4f}\n  damage: " + _shown(res.damage.to_dict()) + "\n")
@@ -123,7 +123,8 @@ def run_resolve(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return 0
-    emit(f"{system.id}: {res.attacker['name']} attacks {res.defender['name']}\n" + assumptions_line(data["assumptions"]))
+    emit(f"{system.id}: {res.attacker['name']} attacks {res.defender['name']}\n"
+         + assumptions_line(data["assumptions"]))
     for step in res.steps:
         emit(f"  {step}\n")
     emit(f"  => hit={str(res.hit).lower()}, damage={res.damage}, marked={res.marked}\n")

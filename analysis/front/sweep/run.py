@@ -30,7 +30,6 @@ from analysis.front.sweep.runners import DaskRunner, LocalRunner
 from analysis.front.sweep.work import CaseFailed, batch_size, batches, warm
 from analysis.systems import get_system
 
-
 ASSUMPTIONS_KEY = "dicelab.assumptions"
 """The Parquet metadata key of ``{system: {assumption: {"reason", "plausible"}}}``."""
 
