@@ -317,3 +317,19 @@ def test_a_figure_that_does_not_move_says_nothing():
                            for v in (3, 5, 10, 20)])
     assert findings.assumed({"assumption_ranges": ranges}, "en", "p_killed") == []
     assert findings.assumed({}, "en", "p_killed") == []
+
+
+def test_report_captions_name_the_assumptions_each_figure_rests_on():
+    from analysis.front.report import ITEMS, caption
+
+    item = {i.name: i for i in ITEMS}
+    plain = Setup.build()
+    curves = caption(item["success_curves"], plain, "en")
+    assert "dk_faces=-2,-1,0,0,1,2" in curves and "finish_attacks" not in curves
+    killed = caption(item["lethality"], plain, "en")
+    assert "finish_attacks=10" in killed and "carry_floor=-20" in killed and "no_defense_bonus" not in killed
+    assert "no_defense_bonus=2" in caption(item["policy_effects"], plain, "en")
+    assert "shock_rule=true" in caption(item["variant_effects"], plain, "en")
+    brave = Setup.build(a={"kurs": "archetype=trained_armed,stance=no_defense"})
+    assert "no_defense_bonus=2" in caption(item["skill_gap"], brave, "en")
+    assert "допущения лаборатории: dk_faces" in caption(item["skill_gap"], brave, "ru")
