@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from analysis.base.params import Validated
+from analysis.engine.assumptions import Assumption
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,9 @@ class System:
     tactics: Callable[[Any, Any, Any], Any] | None = None
     """``tactics(rules, a, b)`` -> :class:`~analysis.engine.decisions.DecisionGame`: the duel as a game of the
     decisions of RULES.md section 8 (``None``: the system does not model decisions yet)."""
+
+    assumptions: tuple[Assumption, ...] = ()
+    """The numbers the lab chose where the seed gives none (:mod:`analysis.engine.assumptions`), one a line."""
 
     def level_missing(self, level: str) -> str | None:
         """Why a duel reports ``null`` for ``level``, or ``None`` when the system has it."""

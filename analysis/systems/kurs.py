@@ -30,7 +30,9 @@ import numpy as np
 from analysis.base.lazy import sp
 from analysis.base.params import Bool, Choice, Faces, FighterBase, Int, ParamError, Row, Validated, param
 from analysis.engine import markov
+from analysis.engine.assumptions import Assumption, When
 from analysis.engine.combat import (
+    FINISH_ATTACKS,
     Branch,
     DuelResult,
     DuelRules,
@@ -897,4 +899,11 @@ SYSTEM = register(System(
     levels={"out": "«Недееспособен» marked", "dying": "«При смерти» marked", "dead": None},
     duel_states=duel_states,
     slips=slips,
+    assumptions=(
+        Assumption("dk_faces", "the fragment never defines dK; its defense rule's extremes -5 and -6 need three dice "
+                   "of -2..+2: a d6 relabelled", tuple(DK_PRESETS.values())),
+        Assumption("no_defense_bonus", "no number for not defending: twice the stance trade's +1", (0, 1, 2, 3),
+                   When(attacker={"stance": "no_defense"})),
+        FINISH_ATTACKS,
+    ),
 ))

@@ -36,6 +36,7 @@ from analysis.base.lazy import sp
 from analysis.base.params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
 from analysis.engine import markov
 from analysis.engine.combat import (
+    FINISH_ATTACKS,
     Branch,
     DuelResult,
     DuelRules,
@@ -842,4 +843,5 @@ SYSTEM = register(System(
             "dying": "trauma > 2 x volume: «не позднее чем через час… умирает»", "dead": None},
     round_seconds=4,
     duel_states=duel_states,
+    assumptions=(FINISH_ATTACKS,),
 ))

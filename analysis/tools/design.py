@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from analysis.base.params import DicelabError, ParamError
-from analysis.engine.combat import describe_fighter
+from analysis.engine.assumptions import merged
+from analysis.engine.combat import describe_fighter, duel_assumptions
 from analysis.engine.system import System
 from analysis.tools.curve import check_probability
 from analysis.tools.duels import DuelFigures, Progress, figure_distance, require_duel, solve_duels
@@ -75,10 +76,12 @@ class DesignPoint:
     b: Mapping[str, Any]
     figures: DuelFigures
     distance: float
+    assumptions: Mapping[str, Any]
+    """The lab's assumptions this setting's duel rests on."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"setting": dict(self.setting), **self.figures.to_dict(), "distance": self.distance,
-                "a": dict(self.a), "b": dict(self.b)}
+                "a": dict(self.a), "b": dict(self.b), "assumptions": dict(self.assumptions)}
 
 
 @dataclass(frozen=True)
@@ -97,9 +100,15 @@ class DesignResult:
     distance: str = ("sqrt((ln(mean rounds / rounds) / ln 1.5)^2 + ((P(death) - lethality) / 0.10)^2"
                      " [+ ((P(A wins) - p_win) / 0.10)^2])")
 
+    @property
+    def assumptions(self) -> dict[str, Any]:
+        """The lab's assumptions any shown setting's duel rests on (each setting lists its own)."""
+        return merged([p.assumptions for p in self.best])
+
     def to_dict(self) -> dict[str, Any]:
-        return {"system": self.system, "variants": dict(self.variants), "a": dict(self.a), "b": dict(self.b),
-                "vary": list(self.vary), "wish": dict(self.wish), "distance": self.distance, "settings": self.settings,
+        return {"system": self.system, "variants": dict(self.variants), "assumptions": self.assumptions,
+                "a": dict(self.a), "b": dict(self.b), "vary": list(self.vary), "wish": dict(self.wish),
+                "distance": self.distance, "settings": self.settings,
                 "skipped": list(self.skipped), "best": [p.to_dict() for p in self.best]}
 
 
@@ -156,11 +165,14 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
     if not scored:
         raise DicelabError(f"design: no setting could be solved, e.g. {skipped[0]}")
     scored.sort(key=lambda t: (t[0], t[1]))
-    best = tuple(DesignPoint(dict(zip((v.label for v in vary), grid[i])), describe_fighter(fighters[i][0], rules),
-                             describe_fighter(fighters[i][1], rules), f, d) for d, i, f in scored[:top])
+    best = []
+    for d, i, f in scored[:top]:
+        fa, fb = describe_fighter(fighters[i][0], rules), describe_fighter(fighters[i][1], rules)
+        best.append(DesignPoint(dict(zip((v.label for v in vary), grid[i])), fa, fb, f, d,
+                                duel_assumptions(system.id, rules.to_dict(), fa, fb)))
     return DesignResult(system.id, rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules),
                         tuple(str(v) for v in vary), {"rounds": float(rounds), "lethality": lethality, "p_win": p_win},
-                        len(grid), best, tuple(skipped))
+                        len(grid), tuple(best), tuple(skipped))
 
 
 def _label(vary: Sequence[Vary], values: Sequence[int]) -> str:

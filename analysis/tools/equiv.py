@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from analysis.base.params import DicelabError, ParamError
-from analysis.engine.combat import describe_fighter
+from analysis.engine.assumptions import merged
+from analysis.engine.combat import describe_fighter, duel_assumptions
 from analysis.engine.system import System
 from analysis.fights import budget as cost
 from analysis.fights.fighters import archetype, archetypes
@@ -153,6 +154,10 @@ def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, targ
             continue
         matches.append(FightMatch(x, y, f, figure_distance([(f.p_a_wins, figures.p_a_wins)], (f.mean_rounds, figures.mean_rounds))))
     matches.sort(key=lambda m: m.distance)
+    shown = matches[:top]
     src = {"system": source.id, "variants": rules.to_dict(), "a": describe_fighter(a, rules), "b": describe_fighter(b, rules)}
-    return FightEquivalence(src, {"system": target.id, "variants": target_rules.to_dict()}, figures,
-                            tuple(matches[:top]), len(pairs), tuple(skipped))
+    src["assumptions"] = duel_assumptions(source.id, src["variants"], src["a"], src["b"])
+    dst = {"system": target.id, "variants": target_rules.to_dict()}
+    duels = [[describe_fighter(fighters[x], target_rules) for x in (m.a, m.b)] for m in shown]
+    dst["assumptions"] = merged([duel_assumptions(target.id, dst["variants"], *pair) for pair in duels])
+    return FightEquivalence(src, dst, figures, tuple(shown), len(pairs), tuple(skipped))

@@ -23,7 +23,7 @@ from analysis.front.cli import (
     rules_from,
 )
 from analysis.front.cli.combat import FIGHTER_HELP, fighters_from
-from analysis.present.tables import pairs, render
+from analysis.present.tables import assumed_pairs, assumptions_line, pairs, render
 from analysis.systems import SYSTEM_IDS, get_system
 from analysis.tools.curve import show_p
 from analysis.tools.design import design
@@ -89,6 +89,11 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
     import pandas as pd
 
     return pd.DataFrame(rows)
+
+
+def _title_line(lines: str) -> str:
+    """Lines to append to a table's title: after a line break, without the last one (empty stays empty)."""
+    return f"\n{lines.rstrip()}" if lines else ""
 
 
 def _rounds(value: float) -> str:
@@ -168,26 +173,30 @@ def run_tune(ns: argparse.Namespace) -> int:
                            "give one of them")
     if ns.table:
         table = tune_table(system, rules, args)
+        data = table.to_dict()
         if ns.json:
-            emit_json(table.to_dict())
+            emit_json(data)
             return 0
         df = _frame([{"P(success) >=": r["p"],
                             "modifier": "any" if r["at_floor"] else "none" if r["modifier"] is None else f"{r['modifier']:+d}",
                             table.value_name: "" if r["value"] is None else str(r["value"]),
                             "P at it": r["p_at_modifier"]} for r in table.rows])
         emit(render(df, "md", title=f"{system.id} tune: {pairs(table.params)}\nrules: {pairs(table.variants)}\n"
-                                    f"P(success) runs from {show_p(table.floor)} to {show_p(table.ceiling)} over the "
+                                    + assumptions_line(data["assumptions"], indent="")
+                                    + f"P(success) runs from {show_p(table.floor)} to {show_p(table.ceiling)} over the "
                                     "allowed range"))
         return 0
     if ns.p is None:
         raise DicelabError("tune needs --p P (the wished P(success)) or --table")
     res = tune(system, rules, args, ns.p)
+    data = res.to_dict()
     if ns.json:
-        emit_json(res.to_dict())
+        emit_json(data)
         return 0
     below = "" if res.p_below is None else f"; at {res.modifier - 1:+d}: {show_p(res.p_below)}"
     emit(f"{system.id} tune: {pairs(res.params)}\n  rules: {pairs(res.variants)}\n"
-         f"  P(success) >= {res.p!r} needs modifier {res.modifier:+d} ({res.value_name} {res.value}): "
+         + assumptions_line(data["assumptions"])
+         + f"  P(success) >= {res.p!r} needs modifier {res.modifier:+d} ({res.value_name} {res.value}): "
          f"P = {show_p(res.p_at_modifier)}{below}\n" + "".join(f"  note: {n}\n" for n in res.notes))
     return 0
 
@@ -283,7 +292,8 @@ def run_equiv(ns: argparse.Namespace) -> int:
                             f"{target.id} {table.value_name}": r["value"], "P to": r["p_to"]} for r in table.rows])
         emit(render(df, "md", title=f"equiv {source.id} -> {target.id}\nfrom: {pairs(table.source['params'])}; rules "
                                     f"{pairs(table.source['variants'])}\nto: {pairs(table.target['params'])}; rules "
-                                    f"{pairs(table.target['variants'])}"))
+                                    f"{pairs(table.target['variants'])}"
+                                    + _title_line(_sides_assumed(table.source, table.target, ""))))
         return 0
     res = equiv(source, rules, args, target, t_rules, t_args)
     if ns.json:
@@ -292,8 +302,15 @@ def run_equiv(ns: argparse.Namespace) -> int:
     emit(f"equiv {source.id} -> {target.id}\n"
          f"  from: {pairs(res.source['params'])}; rules {pairs(res.source['variants'])}\n"
          f"  to:   {pairs(res.target['params'])}; rules {pairs(res.target['variants'])}\n"
-         f"  P(success) {res.p_from:.6f} -> {target.id} {res.value_name} {res.value}: P(success) {res.p_to:.6f}\n")
+         + _sides_assumed(res.source, res.target)
+         + f"  P(success) {res.p_from:.6f} -> {target.id} {res.value_name} {res.value}: P(success) {res.p_to:.6f}\n")
     return 0
+
+
+def _sides_assumed(source: Any, target: Any, indent: str = "  ") -> str:
+    """A line for each side of ``equiv`` whose numbers rest on the lab's assumptions."""
+    return "".join(assumptions_line(side["assumptions"], indent=f"{indent}{name} ")
+                   for name, side in (("from", source), ("to", target)))
 
 
 def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace, target: System,
@@ -315,6 +332,7 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
     f = res.figures
     emit(f"equiv fight {source.id} -> {target.id}: {res.source['a']['name']} (A) vs {res.source['b']['name']} (B)\n"
          f"  from rules: {pairs(res.source['variants'])}\n  to rules:   {pairs(res.target['variants'])}\n"
+         + _sides_assumed(res.source, res.target) +
          f"  source duel: P(A wins) {f.p_a_wins:.4f}, mean rounds {_rounds(f.mean_rounds)}, P(death) {f.p_death:.4f}\n"
          f"  nearest of {res.pairings} {target.id} archetype pairings (distance {res.distance}):\n")
     for m in res.matches:
@@ -329,13 +347,15 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
 def run_worth(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     res = worth(system, rules_from(ns, system), params_from(ns, system.CheckArgs))
+    data = res.to_dict()
     if ns.json:
-        emit_json(res.to_dict())
+        emit_json(data)
         return 0
     df = _frame([{res.value_name: r["value"], "modifier": f"{r['modifier']:+d}", "P(success)": r["p_success"],
                         "dP of +1": r["delta_p"], f"mean {res.outcome}": r["mean"], f"std {res.outcome}": r["std"]}
                        for r in res.rows])
-    emit(render(df, "md", title=f"{system.id} worth: {pairs(res.params)}\nrules: {pairs(res.variants)}"))
+    emit(render(df, "md", title=f"{system.id} worth: {pairs(res.params)}\nrules: {pairs(res.variants)}"
+                                + _title_line(assumptions_line(data["assumptions"], indent=""))))
     return 0
 
 
@@ -356,10 +376,10 @@ def run_variants(ns: argparse.Namespace) -> int:
         if res.base_duel is not None:
             d = e.duel_delta or {}
             row.update({"dP(A wins)": d.get("p_a_wins"), "dP(death)": d.get("p_death"), "d mean rounds": d.get("mean_rounds")})
-        row["note"] = "; ".join(filter(None, [e.note, *e.warnings]))
+        row["note"] = _with_assumed("; ".join(filter(None, [e.note, *e.warnings])), e.assumptions, res.assumptions)
         rows.append(row)
     title = f"{system.id} variants against {pairs(res.variants)}\neffect: the largest change in distance units " \
-            f"(0.10 of a probability, a factor 1.5 of mean rounds)"
+            f"(0.10 of a probability, a factor 1.5 of mean rounds)" + _title_line(assumptions_line(res.assumptions, ""))
     if res.base_duel is not None:
         bd = res.base_duel
         title += (f"\nduel {res.a['name']} (A) vs {res.b['name']} (B): P(A wins) {bd.p_a_wins:.4f}, "
@@ -368,6 +388,12 @@ def run_variants(ns: argparse.Namespace) -> int:
     if res.base_duel is not None:
         emit("\n" + _policies_text(res))
     return 0
+
+
+def _with_assumed(note: str, assumed: Any, base: Any) -> str:
+    """A row's note, with the lab's assumptions it rests on beyond the base's (``rests on no_defense_bonus=2``)."""
+    extra = {k: v for k, v in assumed.items() if k not in base}
+    return "; ".join(filter(None, [note, f"rests on {assumed_pairs(extra)}" if extra else ""]))
 
 
 def _policies_text(res: Any) -> str:
@@ -380,7 +406,7 @@ def _policies_text(res: Any) -> str:
         d = p.duel_delta or {}
         rows.append({"policy of A": p.label, "dP(A wins)": d.get("p_a_wins"), f"dP(A {lethal})": d.get("p_a_killed"),
                      f"dP(B {lethal})": d.get("p_b_killed"), "d mean rounds": d.get("mean_rounds"),
-                     "note": "; ".join(filter(None, [p.note, *p.warnings]))})
+                     "note": _with_assumed("; ".join(filter(None, [p.note, *p.warnings])), p.assumptions, res.assumptions)})
     return render(_frame(rows), "md", title=f"policies of {res.a['name']} (A) against the plain {res.b['name']} "
                                                    "(B), largest gain in P(A wins) first")
 
@@ -396,7 +422,7 @@ def run_design(ns: argparse.Namespace) -> int:
         return 0
     wish = res.wish
     emit(f"{system.id} design: {res.a['name']} (A) vs {res.b['name']} (B), {res.settings} settings of "
-         f"{', '.join(res.vary)}\n  rules: {pairs(res.variants)}\n"
+         f"{', '.join(res.vary)}\n  rules: {pairs(res.variants)}\n" + assumptions_line(res.assumptions) +
          f"  wished: mean rounds {wish['rounds']:g}, P(death) {wish['lethality']:g}"
          + (f", P(A wins) {wish['p_win']:g}" if wish["p_win"] is not None else "") + f"\n  distance: {res.distance}\n")
     for p in res.best:

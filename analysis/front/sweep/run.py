@@ -3,6 +3,7 @@ it finishes, then the whole table written from the journal, and the journal remo
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -19,6 +20,7 @@ from analysis.base import __version__
 from analysis.base.files import check_output_path
 from analysis.base.params import DicelabError
 from analysis.base.progress import Progress
+from analysis.engine.assumptions import declared
 from analysis.fights.budget import check_duel
 from analysis.front.sweep.config import SweepConfig, load_config
 from analysis.front.sweep.expand import Sweep, expand
@@ -27,6 +29,9 @@ from analysis.front.sweep.output import column_kind, output_format, write_rows
 from analysis.front.sweep.runners import DaskRunner, LocalRunner
 from analysis.front.sweep.work import CaseFailed, batch_size, batches, warm
 from analysis.systems import get_system
+
+ASSUMPTIONS_KEY = "dicelab.assumptions"
+"""The Parquet metadata key of ``{system: {assumption: {"reason", "plausible"}}}``."""
 
 
 class Interrupted(DicelabError):
@@ -98,13 +103,17 @@ def check_memory(sweep: Sweep, max_memory: float | None = None) -> None:
 
 
 def write_table(sweep: Sweep, journal: Journal, out: str | os.PathLike[str], fmt: str) -> int:
-    """The tidy table, streamed from the journal: one row per case in case order; the input columns, the outputs,
-    ``dicelab_version``."""
+    """The tidy table, streamed from the journal: one row per case in case order; the input columns, the outputs
+    (``assumptions``: the lab's assumptions each case rests on, JSON text), ``dicelab_version``.  Parquet's metadata
+    holds what each assumption of the sweep's systems is (:data:`ASSUMPTIONS_KEY`)."""
     inputs = sweep.input_columns
     names = inputs + [n for n in journal.columns.names if n not in inputs] + ["dicelab_version"]
     types = {**journal.columns.types, **sweep.input_types(), "dicelab_version": {str}}
     rows = ({**row, **result} for row, result in zip(sweep.rows(), journal.rows(range(len(sweep)))))
-    return write_rows(out, fmt, names, {n: column_kind(types.get(n, set())) for n in names}, rows)
+    systems = dict.fromkeys(grid.system for grid in sweep.grids)
+    meta = {ASSUMPTIONS_KEY: json.dumps({sid: declared(get_system(sid).assumptions) for sid in systems},
+                                        ensure_ascii=False)}
+    return write_rows(out, fmt, names, {n: column_kind(types.get(n, set())) for n in names}, rows, meta)
 
 
 def run_sweep(config: str | os.PathLike[str] | SweepConfig, out: str | os.PathLike[str], fmt: str | None = None,

@@ -107,5 +107,5 @@ def view(res: Any, state: Mapping[str, str], lang: str) -> tuple[list[Any], dict
     extra = {"vary": state.get("vary", default_vary(system_of(state))), **{k.replace("pwin", "p-win"): v
                                                                           for k, v in w.items()}}
     body.append(views.echo(lang, res.system, res.variants, house_rules_echo(res.system, res.variants),
-                           command("design", state, extra)))
+                           command("design", state, extra), assumptions=res.assumptions))
     return body, {"design": table}

@@ -157,7 +157,7 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         tables[f"damage_{tag}"] = table
     body.append(views.table("outcomes", tables["outcomes"], lang, t(lang, "outcomes")))
     model = d.get("model", "exact") + (f", n = {d['n']}, seed = {d['seed']}" if mc else "")
-    body.append(views.echo(lang, res.system, d["variants"], d["house_rules"], res.cli, model))
+    body.append(views.echo(lang, res.system, d["variants"], d["house_rules"], res.cli, model, d["assumptions"]))
     return body, tables
 
 
