@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
 from analysis.base import __version__
+from analysis.base.interrupt import signals
 from analysis.base.params import DicelabError, ParamError, Spec, merge_pairs, shown
 from analysis.engine.system import System
 from analysis.systems import SYSTEM_IDS, get_system
@@ -192,6 +193,11 @@ def build_parser(argv: Sequence[str] | None = None) -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dicelab`` console script: the exit code (see the module's docstring)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    with signals():
+        return _main(args)
+
+
+def _main(args: list[str]) -> int:
     label = "dicelab"
     try:
         ns = build_parser(args).parse_args(args)
