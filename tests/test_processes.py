@@ -1,9 +1,13 @@
 """Workers die with their parent: a sweep, a design search, variants, a fight translation and a simulation
-killed with SIGKILL — which nothing in the parent can catch — leave no process of their group behind."""
+killed with SIGKILL — which nothing in the parent can catch — leave no process of their group behind; and every
+long command, sent Ctrl-C or SIGTERM at a random moment, exits 130 with one line and keeps what it finished."""
 
 from __future__ import annotations
 
+import json
 import os
+import random
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +18,7 @@ import psutil
 import pytest
 
 from analysis.base.pool import WATCH_EVERY, check_workers, max_workers
+from analysis.front.sweep import journal_path
 
 GRACE = 10.0
 """Seconds the group has to be gone after the parent is killed."""
@@ -126,3 +131,60 @@ def test_too_many_workers_is_one_line_and_nothing_runs(tmp_path, argv):
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
     assert "workers = 100000 is not allowed; allowed: at most" in done.stderr
     assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["sweep.toml"]
+
+
+# ------------------------------------------------- Ctrl-C and SIGTERM at random moments (issue 26.1, 26.4)
+SIGNAL_RUNS = int(os.environ.get("DICELAB_SIGNAL_RUNS", "2"))
+"""Runs per command and signal (each at a random moment); e.g. ``DICELAB_SIGNAL_RUNS=20`` for a long run."""
+BIG_TRISTAT = ["--variant", "stat_limits=warn", "--a", "health=200,weapon_damage=5", "--b", "health=200,weapon_damage=5"]
+LONG_COMMANDS = {
+    "duel tristat": ["duel", "tristat", *BIG_TRISTAT],
+    "duel onesix": ["duel", "onesix", "--a", "master_armed", "--b", "master_armed"],
+    "duel tun": ["duel", "tun", "--a", "body=24,extra_volume=12,weapon_n=1", "--b", "body=24,extra_volume=12,weapon_n=1"],
+    "duel kurs": ["duel", "kurs", "--a", "trained", "--b", "trained", "--variant", "luck_tokens=8"],
+    "sim": ["sim", "tristat", "--a", "veteran", "--b", "trained", "--n", "4000000000", "--quiet", "--json"],
+    "sim-check": ["sim-check", "kurs", "--skill", "2", "--n", "10000000000", "--quiet"],
+    "sweep": ["sweep", "{config}", "--out", "{out}", "--workers", "1", "--quiet"],
+    "design": ["design", "onesix", "--a", "trained_armed", "--b", "trained_armed", "--vary", "a.reflexes=6..16",
+               "--rounds", "3", "--lethality", "0.1", "--workers", "1", "--budget", "100000", "--quiet", "--json"],
+    "variants": ["variants", "tristat", *BIG_TRISTAT, "--workers", "1", "--budget", "100000", "--quiet"],
+    "equiv": ["equiv", "--from", "tristat", "--a", "veteran", "--b", "trained", "--to", "onesix", "--workers", "1",
+              "--budget", "100000", "--quiet"],
+    "report": ["report", "--out", "{report}"],
+}
+INTERRUPTED = re.compile(r"^dicelab(?: [\w-]+){0,2}: (?:error: )?interrupted\b[^\n]*\n$")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", sorted(LONG_COMMANDS))
+def test_ctrl_c_and_sigterm_at_random_moments_exit_130_with_one_line(tmp_path, command, signum):
+    """Each run is signalled at a random moment while it works: exit 130 (never a crash or core dump), one line on
+    stderr, what finished kept (a sweep's journal) and nothing half-written that claims to be complete."""
+    config = tmp_path / "sweep.toml"
+    config.write_text(SWEEP, encoding="utf-8")
+    rng = random.Random(f"{command} {signum}")
+    for run in range(SIGNAL_RUNS):
+        report, out = tmp_path / f"report{run}", tmp_path / f"out{run}.parquet"
+        argv = [a.format(config=config, out=out, report=report) for a in LONG_COMMANDS[command]]
+        proc = subprocess.Popen([sys.executable, "-c", START, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+        try:
+            time.sleep(rng.uniform(0.5, 2.5))
+            assert proc.poll() is None, f"{command} ended before the signal: {proc.communicate()}"
+            proc.send_signal(signum)
+            stdout, stderr = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 130 and INTERRUPTED.match(stderr), (command, proc.returncode, stderr[-2000:])
+        if command == "report":
+            assert not (report / "index.html").exists() and not list(tmp_path.glob(".report*"))
+        if command == "sweep":  # interrupted once its journal is open: the journal keeps what finished
+            assert not out.exists()
+            assert ("run the same command again to resume" in stderr) == journal_path(out).exists(), stderr
+        if stdout and "--json" in argv:
+            data = json.loads(stdout)
+            assert data["interrupted"] is True
+
+
+START = "import sys; from analysis.front.cli import main; sys.exit(main())"

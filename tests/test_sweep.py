@@ -278,7 +278,7 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path, duel_referenc
     _wait_for_rows(proc, out, 0)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 128 + signal.SIGTERM
+    assert proc.returncode == 130  # README: Ctrl-C or SIGTERM, exit 130
     assert "run the same command again to resume" in err and str(sweep.journal_path(out)) in err
     after_term = len(journal_lines(out))
     assert 0 < after_term < len(duel_reference)

@@ -24,7 +24,9 @@ cancelled
 from __future__ import annotations
 
 import contextvars
+import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -125,17 +127,32 @@ def _on_main() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+def _again(unraisable: Any, previous: Callable[[Any], Any]) -> None:
+    """``sys.unraisablehook``: an interruption raised where Python ignores exceptions (a weakref callback or a
+    ``__del__`` that the signal happened to land in) is delivered again; anything else goes to ``previous``."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):  # sent again once the callback has returned
+        signum = getattr(unraisable.exc_value, "signum", signal.SIGINT)
+        again = threading.Timer(POLL, os.kill, (os.getpid(), signum))
+        again.daemon = True
+        again.start()
+    else:
+        previous(unraisable)
+
+
 @contextmanager
 def signals() -> Iterator[None]:
-    """A command's main thread: SIGTERM raises :class:`Terminated` as Ctrl-C raises ``KeyboardInterrupt``."""
+    """A command's main thread: SIGTERM raises :class:`Terminated` as Ctrl-C raises ``KeyboardInterrupt``, and an
+    interruption that lands where Python would ignore it is delivered again."""
     if not _on_main():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous, hook = signal.signal(signal.SIGTERM, _terminate), sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: _again(unraisable, hook)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = hook
 
 
 @contextmanager

@@ -17,6 +17,7 @@ import pandas as pd
 
 from analysis.base.params import DicelabError, Validated
 from analysis.engine.registry import house_rules_of
+from analysis.fights.budget import exact_duel
 from analysis.fights.fighters import archetype, archetypes
 from analysis.fights.lethality import p_killed
 from analysis.present.tables import success_table, text
@@ -68,7 +69,7 @@ def duel_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFrame
         results = {}
         for which, rules in (("book", book), ("house", house)):
             try:
-                results[which] = system.duel(rules, f, f).to_dict()
+                results[which] = exact_duel(system, rules, f, f).to_dict()
             except DicelabError as err:
                 results[which] = None
                 notes.append(f"{which}: {err}")

@@ -4,12 +4,13 @@ cluster; a few batches per worker are in flight at a time, so the cases waiting 
 from __future__ import annotations
 
 import multiprocessing
+import re
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Iterator
 
 from analysis.base.extras import need
-from analysis.base.params import DicelabError
+from analysis.base.params import DicelabError, ParamError
 from analysis.base.pool import check_workers, cores, process_pool
 from analysis.front.sweep.config import Method
 from analysis.front.sweep.expand import Case
@@ -60,14 +61,33 @@ class LocalRunner:
             pool.shutdown(wait=finished, cancel_futures=True)
             if not finished:
                 for process in set(multiprocessing.active_children()) - before:
-                    process.terminate()
+                    process.kill()  # workers ignore SIGTERM: the parent decides
+
+
+SCHEDULER = re.compile(r"^(?:(?:tcp|tls|ws|wss|inproc|ucx)://)?(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$")
+"""A Dask scheduler's address: ``[protocol://]host:port`` in ASCII."""
+
+
+def check_scheduler(address: str) -> str:
+    """A scheduler address of the right form, refused before anything tries to reach it.
+
+    >>> check_scheduler("tcp://127.0.0.1:8786")
+    'tcp://127.0.0.1:8786'
+    >>> check_scheduler("🎲")
+    Traceback (most recent call last):
+    ...
+    analysis.base.params.ParamError: scheduler = '🎲' is not allowed; allowed: a Dask scheduler's address, [tcp://]host:port, e.g. tcp://host:8786
+    """
+    if not isinstance(address, str) or not SCHEDULER.match(address) or int(address.rsplit(":", 1)[1]) > 65535:
+        raise ParamError("scheduler", address, "a Dask scheduler's address, [tcp://]host:port, e.g. tcp://host:8786")
+    return address
 
 
 class DaskRunner:
     """Batches as tasks on a Dask distributed cluster (``dask.distributed.Client(address)``)."""
 
     def __init__(self, address: str):
-        self.address = address
+        self.address = check_scheduler(address)
         self.slots = 1
 
     def __enter__(self) -> "DaskRunner":

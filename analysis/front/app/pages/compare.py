@@ -18,6 +18,7 @@ import pandas as pd
 from dash import html
 
 from analysis.base.params import DicelabError
+from analysis.fights.budget import exact_duel
 from analysis.fights.lethality import GAPS, skill_gap
 from analysis.fights.setup import Setup
 from analysis.front.app import views
@@ -102,8 +103,8 @@ def compute(state: Mapping[str, str]) -> Result:
         gaps = pd.concat([skill_gap(s, setup, gaps=GAPS) for s in by_system], ignore_index=True)
         return Result(mode, ids, aligned=aligned[aligned["system"].isin(ids)], gaps=gaps)
     system = systems[0]
-    duels = tuple(labelled(i, lambda s=s, r=r: system.duel(r, fighter_of(system, s, "a"),
-                                                            fighter_of(system, s, "b")).to_dict())
+    duels = tuple(labelled(i, lambda s=s, r=r: exact_duel(system, r, fighter_of(system, s, "a"),
+                                                           fighter_of(system, s, "b")).to_dict())
                   for i, (s, r) in enumerate(zip(pair, rules), 1))
     curves = None
     if mode == "variants":
