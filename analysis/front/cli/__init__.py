@@ -30,7 +30,7 @@ from typing import Any, Callable, NoReturn, Sequence
 
 from analysis.base import __version__
 from analysis.base.interrupt import signals
-from analysis.base.params import DicelabError, ParamError, Spec, merge_pairs, plain_number, shown
+from analysis.base.params import SHOWN_CHARS, DicelabError, ParamError, Spec, merge_pairs, plain_number, shown
 from analysis.engine.system import System
 from analysis.systems import SYSTEM_IDS, get_system
 
@@ -262,15 +262,18 @@ SHOWN_ARGUMENTS = 3
 
 
 def unrecognized(args: Sequence[str], message: str) -> str:
-    """argparse's ``unrecognized arguments: ...`` naming at most :data:`SHOWN_ARGUMENTS` of them, each cut.
+    """argparse's ``unrecognized arguments: ...`` naming at most :data:`SHOWN_ARGUMENTS` of them, a long or odd one
+    quoted and cut.
 
     >>> unrecognized(["--x", "y" * 500], "unrecognized arguments: --x " + "y" * 500)
-    "unrecognized arguments: '--x', 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy…' (500 characters)"
+    "unrecognized arguments: --x 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy…' (500 characters)"
     """
     words = message.split(": ", 1)[1].split(" ")
     extra = [a for a in args if a in words] or words
-    more = f" and {len(extra) - SHOWN_ARGUMENTS:,} more" if len(extra) > SHOWN_ARGUMENTS else ""
-    return "unrecognized arguments: " + ", ".join(shown(a) for a in extra[:SHOWN_ARGUMENTS]) + more
+    more = f" (and {len(extra) - SHOWN_ARGUMENTS:,} more)" if len(extra) > SHOWN_ARGUMENTS else ""
+    plain = [a if 0 < len(a) <= SHOWN_CHARS and a.isprintable() and " " not in a else shown(a)
+             for a in extra[:SHOWN_ARGUMENTS]]
+    return "unrecognized arguments: " + " ".join(plain) + more
 
 
 def _fail(label: str, message: str, code: int, hint: str | None = None) -> int:
@@ -454,10 +457,8 @@ _NON_ASCII_RE = re.compile(f"[{_UNSAFE}\x80-\U0010ffff]")
 def terminal_safe(text: str) -> str:
     r"""``text`` with what a terminal must not be sent raw escaped (a fighter's name, say).
 
-    >>> terminal_safe("red[31m‮	ok
-")
-    'red\x1b[31m\u202e	ok
-'
+    >>> terminal_safe("red\x1b[31m\u202e\tok\n")
+    'red\\x1b[31m\\u202e\tok\n'
     """
     return _UNSAFE_RE.sub(lambda m: m.group(0).encode("unicode_escape", "backslashreplace").decode("ascii"), text)
 

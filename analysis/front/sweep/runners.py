@@ -64,8 +64,9 @@ class LocalRunner:
                     process.kill()  # workers ignore SIGTERM: the parent decides
 
 
-SCHEDULER = re.compile(r"^(?:(?:tcp|tls|ws|wss|inproc|ucx)://)?(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$")
-"""A Dask scheduler's address: ``[protocol://]host:port`` in ASCII."""
+SCHEDULER = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$"
+                       r"|^inproc://[\w./-]+$")
+"""A Dask scheduler's address: ``[protocol://]host:port`` in ASCII (or an in-process ``inproc://`` one)."""
 
 
 def check_scheduler(address: str) -> str:
@@ -78,7 +79,8 @@ def check_scheduler(address: str) -> str:
     ...
     analysis.base.params.ParamError: scheduler = '🎲' is not allowed; allowed: a Dask scheduler's address, [tcp://]host:port, e.g. tcp://host:8786
     """
-    if not isinstance(address, str) or not SCHEDULER.match(address) or int(address.rsplit(":", 1)[1]) > 65535:
+    match = SCHEDULER.match(address) if isinstance(address, str) else None
+    if match is None or int(match.group(1) or 0) > 65535:
         raise ParamError("scheduler", address, "a Dask scheduler's address, [tcp://]host:port, e.g. tcp://host:8786")
     return address
 
