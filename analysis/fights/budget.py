@@ -32,6 +32,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from analysis.base import interrupt
 from analysis.base.params import DicelabError, ParamError
 from analysis.engine.system import System
 
@@ -104,7 +105,9 @@ def duel_cost(system: System, states: int, what: str) -> float:
 
 def duel_states(system: System, rules: Any, a: Any, b: Any) -> int:
     """The exact duel's chain states: the system's ``duel_states`` hook, else the product of the two fighters'
-    track lengths (``track(rules, fighter)`` of the system module, whatever of the two it takes)."""
+    track lengths (``track(rules, fighter)`` of the system module, whatever of the two it takes).  A cancel point:
+    estimating many duels stops at a cancel (:func:`analysis.base.interrupt.check`)."""
+    interrupt.check()
     if system.duel_states is not None:
         return int(system.duel_states(rules, a, b))
     track = getattr(importlib.import_module(f"analysis.systems.{system.id}"), "track", None)

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from analysis.base import interrupt
 from analysis.base.params import DicelabError, ParamError, shown
 from analysis.engine.combat import describe_fighter
 from analysis.engine.system import System
@@ -156,7 +157,10 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
     if size > MAX_SETTINGS:
         raise DicelabError(f"design: {size:,} settings is too many; allowed: at most {MAX_SETTINGS:,} (narrow --vary)")
     grid = list(itertools.product(*(range(v.lo, v.hi + 1) for v in vary)))
-    fighters = [setting_fighters(a, b, vary, values) for values in grid]
+    fighters = []
+    for values in grid:
+        interrupt.check()
+        fighters.append(setting_fighters(a, b, vary, values))
     searched = None
     try:
         solved = solve_duels(system, [(rules, fa, fb) for fa, fb in fighters], workers, budget, max_memory, progress,

@@ -10,6 +10,7 @@ from analysis.base.files import check_output_path
 from analysis.base.progress import auto_mode
 from analysis.front.cli import command, emit, number
 from analysis.front.sweep import EXAMPLE, FORMATS, Interrupted, run_sweep
+from analysis.front.sweep.runners import check_scheduler
 
 CONFIG_HELP = """
 Config (TOML): [sweep] names the computation; a [systems.<id>] block per system
@@ -50,6 +51,8 @@ def register(sub: Any) -> None:
 
 def run(ns: argparse.Namespace) -> int:
     check_output_path(ns.out)
+    if ns.scheduler is not None:
+        check_scheduler(ns.scheduler)
     try:
         done = run_sweep(ns.config, ns.out, fmt=ns.format, workers=ns.workers, scheduler=ns.scheduler,
                          progress=auto_mode(ns.quiet), keep_journal=ns.keep_journal, max_memory=ns.max_memory)
