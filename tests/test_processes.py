@@ -188,3 +188,40 @@ def test_ctrl_c_and_sigterm_at_random_moments_exit_130_with_one_line(tmp_path, c
 
 
 START = "import sys; from analysis.front.cli import main; sys.exit(main())"
+
+
+# ------------------------------------------------- 2K memory estimates against measured peaks (issue 26.11)
+PEAK = """
+import json, sys
+from analysis.fights.fighters import load_fighter
+from analysis.systems import get_system
+from analysis.tools.house_rules import ruleset
+six = get_system("onesix")
+rules = ruleset(six, None, json.loads(sys.argv[1]))
+fighter = load_fighter(six, sys.argv[2])
+six.duel(rules, fighter, fighter)
+"""
+MEMORY_LADDER = [({"track_length": 6}, "trained_armed"), ({"track_length": 10}, "trained_armed"),
+                 ({"armor_wear": True}, "archetype=veteran_armed,armor=3"),
+                 ({"armor_wear": True}, "archetype=veteran_armed,armor=5")]
+"""2K duels from 90 thousand to 2 million chain states, with and without armor wear (whose conditions the old
+estimate counted as every level times every wear, 3 to 12 times too many)."""
+
+
+@pytest.mark.parametrize("variants, fighter", MEMORY_LADDER, ids=[f"{v} {f}" for v, f in MEMORY_LADDER])
+def test_the_2k_memory_estimate_is_within_1_5x_of_the_measured_peak(variants, fighter):
+    """The estimate the memory ceiling compares (analysis/fights/budget.py, from chain.states_bound) against the
+    peak resident memory of a fresh process solving the duel (the kernel's high-water mark, ``wait4``)."""
+    from analysis.fights import budget
+    from analysis.fights.fighters import load_fighter
+    from analysis.systems import get_system
+    from analysis.tools.house_rules import ruleset
+
+    six = get_system("onesix")
+    rules, f = ruleset(six, None, variants), load_fighter(six, fighter)
+    estimate = budget.duel_bytes(six, rules, f, f) / budget.MB
+    proc = subprocess.Popen([sys.executable, "-c", PEAK, json.dumps(variants), fighter])
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    peak = usage.ru_maxrss / 1024
+    assert 1 / 1.5 <= estimate / peak <= 1.5, (estimate, peak)
