@@ -360,12 +360,12 @@ def test_cancel_stops_the_work_for_real(what):
     tri, six = get_system("tristat"), get_system("onesix")
     if what == "design search":
         a = load_fighter(tri, "veteran")
-        work = lambda: lib_design(tri, tri.rules(), a, a, "weapon_damage=0..200,armor=0..20", 3, 0.2, workers=1,  # noqa: E731
+        work = lambda: lib_design(tri, tri.rules(), a, a, "weapon_damage=0..200,armor=0..20", 3, 0.2, workers=1,
                                   budget=1e6)
     else:
         a = load_fighter(six, "trained_armed")
         six.duel(six.rules(), load_fighter(six, "trained"), load_fighter(six, "trained"))  # kernels loaded
-        work = lambda: six.duel(six.rules(track_length=10), a, a)  # noqa: E731  (1.2 million states, seconds)
+        work = lambda: six.duel(six.rules(track_length=10), a, a)  # 1.2 million states: seconds
     jobs = jobs_mod.Jobs(workers=1, spare=0)
     job = jobs.submit(("long", what), work, slot=("me", "page"))
     time.sleep(1.0)
@@ -429,7 +429,7 @@ def test_the_app_refuses_what_the_command_line_refuses_the_same_way(capsys):
     link = {"system": "onesix", "r.armor_wear": "true", "a": "veteran_armed", "b": "veteran_armed",
             **{f"{s}.{k}": v for s in "ab" for k, v in (("training", "20"), ("personality", "20"), ("armor", "20"),
                                                         ("weapon_ps", "30"))}}
-    spec = lambda side: ",".join(["archetype=veteran_armed", *(f"{k}={v}" for k, v in (("training", 20),  # noqa: E731
+    spec = lambda side: ",".join(["archetype=veteran_armed", *(f"{k}={v}" for k, v in (("training", 20),
                                   ("personality", 20), ("armor", 20), ("weapon_ps", 30)))])
     assert main(["duel", "onesix", "--a", spec("a"), "--b", spec("b"), "--variant", "armor_wear=true"]) == 2
     cli = capsys.readouterr().err
@@ -449,7 +449,7 @@ def test_the_design_page_refusal_names_no_flag_the_app_lacks():
     jobs = jobs_mod.Jobs(workers=1)
     job = jobs.submit("d", lambda: budget.check_budget("design", 2 * jobs_mod.BUDGET_SECONDS, 1))
     assert job.wait(5) and job.status == "error"
-    assert job.error.startswith(f"design: about 10 min of exact duels (estimated); allowed: at most 5 min; narrow "
+    assert job.error.startswith("design: about 10 min of exact duels (estimated); allowed: at most 5 min; narrow "
                                 "the search here, or run it on the command line (dicelab design ... --budget 900)")
     inside = jobs.submit("ok", lambda: budget.check_budget("design", 0.5 * jobs_mod.BUDGET_SECONDS, 1))
     assert inside.wait(5) and inside.value == 0.5 * jobs_mod.BUDGET_SECONDS  # the CLI's 60 s would refuse it

@@ -86,13 +86,17 @@ def _along(points: list[tuple[int, float]], x: float, flat_below: bool) -> float
 COSTS = {
     "tristat": Cost(((6561, 70, 0.0278), (25921, 93, 0.101), (78961, 162, 0.341), (160801, 271, 0.885),
                      (361201, 525, 2.29))),
-    "onesix": Cost(((202800, 273, 0.137), (428652, 273, 0.377), (762048, 316, 0.822), (1221132, 435, 2.54))),
+    "onesix": Cost(((202800, 273, 0.137), (428652, 273, 0.377), (559872, 274, 0.41), (762048, 316, 0.822),
+                    (1221132, 435, 2.54), (1825200, 646, 5.6), (4627692, 1118, 6.6), (8957952, 1702, 15.1),
+                    (19324332, 3391, 30.4))),
     "tun": Cost(((2888, 62, 0.0134), (5000, 65, 0.0419), (7688, 74, 0.0686), (10952, 97, 0.148))),
     "kurs": Cost(((29282, 72, 0.054), (116162, 140, 0.486), (260642, 289, 1.1), (462722, 526, 2.96),
                   (722402, 854, 5.39), (1039682, 1309, 6.87))),
 }
 """Measured on the lab's 2-core machine by ``python benchmarks/bench_memory.py calibrate`` (CPU seconds, so a
-busy machine does not inflate them); the states are those :func:`duel_states` counts."""
+busy machine does not inflate them); the states are those :func:`duel_states` counts.  2K's points past 1.3 million
+states and its armor-wear rungs were measured on a busier day: their CPU seconds are scaled by 0.55, the ratio
+of the rungs measured on both days (4, 6, 8 and 10 levels)."""
 
 
 def duel_cost(system: System, states: int, what: str) -> float:

@@ -110,9 +110,8 @@ def reachable(rules: six.Rules, att: six.Fighter, dfn: six.Fighter) -> int:
     """
     top = att.attack_rating + int(six.two_k(rules).support[-1]) + rules.death
     power = att.weapon_ps + np.arange(top + 1)
-    worn, cap = six.max_wear(rules, dfn) + 1, rules.shock_cap + 1
-    code = lambda w, s, k: (w * cap + s) * worn + k  # noqa: E731
-    seen = {code(*six.UNHURT)}
+    worn = six.max_wear(rules, dfn) + 1
+    seen = {six.UNHURT}
     frontier = [np.array([v]) for v in six.UNHURT]
     while frontier[0].size:
         found = []
@@ -124,8 +123,8 @@ def reachable(rules: six.Rules, att: six.Fighter, dfn: six.Fighter) -> int:
             wear = np.broadcast_to(np.minimum(k + step, worn - 1), w.shape)
             found.append(np.stack([w.ravel(), s.ravel(), wear.ravel()]))
         labels = map(tuple, np.unique(np.concatenate(found, axis=1), axis=1).T.tolist())
-        new = [label for label in labels if code(*label) not in seen and six.status(rules, label) == six.markov.UP]
-        seen.update(code(*label) for label in new)
+        new = [label for label in labels if label not in seen and six.status(rules, label) == six.markov.UP]
+        seen.update(new)
         frontier = [np.array([label[i] for label in new], dtype=np.int64) for i in range(3)]
     return len(seen)
 
