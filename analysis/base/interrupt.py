@@ -1,7 +1,8 @@
 """Stopping long work safely: Ctrl-C, SIGTERM and the app's Cancel end a computation where nothing is half done.
 
 - A command's main thread runs under :func:`signals`: SIGTERM raises like Ctrl-C (:class:`Terminated`, a
-  ``KeyboardInterrupt``), so both end a command the same way: exit 130, what finished kept.
+  ``KeyboardInterrupt``), so both end a command the same way: exit 130, what finished kept; :func:`received`
+  says an interruption came even when a library turned it into another error.
 - A compiled kernel never sees a signal: :func:`run_kernel` runs it in a helper thread with the signals blocked
   while the calling thread waits, interruptibly; a signal (or a cancel) sets the kernel's *halt flag*, an
   ``int64[1]`` array the kernel polls, the kernel returns at its next poll and the caller raises
@@ -119,8 +120,19 @@ def check() -> None:
         raise raised(stop.code)
 
 
-def _terminate(signum: int, frame: Any) -> None:
-    raise Terminated()
+_received = [0]
+"""The last signal :func:`signals` saw (0: none)."""
+
+
+def received() -> int:
+    """The signal that interrupted the command under :func:`signals` (0: none): an error some library made of the
+    interruption (numpy turns one raised inside its import into an ImportError) is still the interruption."""
+    return _received[0]
+
+
+def _raise(signum: int, frame: Any) -> None:
+    _received[0] = signum
+    raise raised(signum)
 
 
 def _on_main() -> bool:
@@ -141,17 +153,22 @@ def _again(unraisable: Any, previous: Callable[[Any], Any]) -> None:
 
 @contextmanager
 def signals() -> Iterator[None]:
-    """A command's main thread: SIGTERM raises :class:`Terminated` as Ctrl-C raises ``KeyboardInterrupt``, and an
-    interruption that lands where Python would ignore it is delivered again."""
+    """A command's main thread: Ctrl-C raises :class:`Interrupted` and SIGTERM :class:`Terminated` (both
+    ``KeyboardInterrupt``), :func:`received` remembers which, and an interruption that lands where Python would
+    ignore it is delivered again."""
     if not _on_main():
         yield
         return
-    previous, hook = signal.signal(signal.SIGTERM, _terminate), sys.unraisablehook
+    _received[0] = 0
+    previous = {sig: signal.signal(sig, _raise) for sig in SIGNALS
+                if sig == signal.SIGTERM or signal.getsignal(sig) is signal.default_int_handler}
+    hook = sys.unraisablehook
     sys.unraisablehook = lambda unraisable: _again(unraisable, hook)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         sys.unraisablehook = hook
 
 
@@ -168,10 +185,11 @@ def deferred() -> Iterator[np.ndarray]:
     if _on_main():
         def note(signum: int, frame: Any) -> None:
             flag[0] = flag[0] or signum
+            _received[0] = signum
 
         for sig in SIGNALS:
             handler = signal.getsignal(sig)
-            if handler is signal.default_int_handler or handler is _terminate:
+            if handler is signal.default_int_handler or handler is _raise:
                 previous[sig] = signal.signal(sig, note)
     try:
         if stop is None:

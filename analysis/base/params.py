@@ -104,6 +104,8 @@ def _typed(name: str, text: Any, allowed: str, cast: type, validate: Any) -> Any
     """
     try:
         value = plain_number(text, cast)
+        if not math.isfinite(value):
+            raise ValueError(text)
     except ValueError:
         raise ParamError(name, text, allowed) from None
     return validate(name, value)
@@ -111,7 +113,7 @@ def _typed(name: str, text: Any, allowed: str, cast: type, validate: Any) -> Any
 
 def plain_number(text: Any, cast: type) -> Any:
     """``cast(text)`` (``int`` or ``float``) for text that is a plain number, else ``ValueError``: digit separators
-    (``0_5``), ``inf``, ``nan`` and more than :data:`MAX_DIGITS` characters are not.
+    (``0_5``) and more than :data:`MAX_DIGITS` characters are not (``inf`` and ``nan`` are left to the caller).
 
     >>> plain_number(" 0.75 ", float), plain_number("12", int)
     (0.75, 12)
@@ -119,10 +121,7 @@ def plain_number(text: Any, cast: type) -> Any:
     typed = str(text).strip()
     if "_" in typed or len(typed) > MAX_DIGITS:
         raise ValueError(f"not a plain number: {typed[:MAX_DIGITS]!r}")
-    value = cast(typed)
-    if not math.isfinite(value):
-        raise ValueError(f"not a finite number: {typed!r}")
-    return value
+    return cast(typed)
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,15 @@ def process_pool(workers: int, method: str = "spawn") -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),))
 
 
+def stop_now(pool: ProcessPoolExecutor) -> None:
+    """Cancel the pool's waiting work and kill its workers (they ignore Ctrl-C and SIGTERM), so an interrupted
+    command exits at once instead of waiting for the tasks in flight."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in workers:
+        process.kill()
+
+
 def fork_or_spawn() -> str:
     """``fork`` where the platform has it (quick to start: the parent's imports are shared), else ``spawn``."""
     return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"

@@ -32,7 +32,7 @@ import numpy as np
 
 from analysis.base import interrupt
 from analysis.base.params import DicelabError
-from analysis.base.pool import check_workers, cores, fork_or_spawn, process_pool
+from analysis.base.pool import check_workers, cores, fork_or_spawn, process_pool, stop_now
 from analysis.engine.markov import STATUS_NAMES
 from analysis.engine.system import System
 from analysis.fights import budget as cost
@@ -183,7 +183,10 @@ def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: i
                 if bar is not None:
                     bar.update(1)
         finally:
-            pool.shutdown(wait=len(out) == len(jobs), cancel_futures=True)
+            if len(out) == len(jobs):
+                pool.shutdown()
+            else:
+                stop_now(pool)
         return out
     except KeyboardInterrupt as stop:
         raise Unfinished(out, len(jobs), getattr(stop, "signum", signal.SIGINT)) from None

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
 from analysis.base import __version__
-from analysis.base.interrupt import signals
+from analysis.base.interrupt import received, signals
 from analysis.base.params import SHOWN_CHARS, DicelabError, ParamError, Spec, merge_pairs, plain_number, shown
 from analysis.engine.system import System
 from analysis.systems import SYSTEM_IDS, get_system
@@ -243,18 +243,24 @@ def _main(args: list[str]) -> int:
                 w = wanted_from(args)
                 prog = " ".join(word for word in ("dicelab", w.command, w.system) if word)
         return _fail(prog, message, 2, f"try '{prog} --help'")
+    except KeyboardInterrupt:
+        return _interrupted(label)
     except DicelabError as err:
         _debug()
-        return _fail(label, str(err), 2)
-    except KeyboardInterrupt:
-        print(f"{label}: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(label) if received() else _fail(label, str(err), 2)
     except BrokenPipeError:
         _silence_stdout()
         return 0
     except Exception as err:  # noqa: BLE001 - the last line of defence: one line, exit 1
+        if received():  # an interruption a library turned into another error (numpy's import does)
+            return _interrupted(label)
         more = "" if _debug() else f" (set {DEBUG_ENV}=1 to see the traceback)"
         return _fail(label, f"internal error: {type(err).__name__}: {err}{more}", 1)
+
+
+def _interrupted(label: str) -> int:
+    print(f"{label}: interrupted", file=sys.stderr)
+    return 130
 
 
 SHOWN_ARGUMENTS = 3

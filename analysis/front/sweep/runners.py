@@ -3,7 +3,6 @@ cluster; a few batches per worker are in flight at a time, so the cases waiting 
 
 from __future__ import annotations
 
-import multiprocessing
 import re
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -11,7 +10,7 @@ from typing import Any, Iterator
 
 from analysis.base.extras import need
 from analysis.base.params import DicelabError, ParamError
-from analysis.base.pool import check_workers, cores, process_pool
+from analysis.base.pool import check_workers, cores, process_pool, stop_now
 from analysis.front.sweep.config import Method
 from analysis.front.sweep.expand import Case
 from analysis.front.sweep.work import run_batch
@@ -40,7 +39,6 @@ class LocalRunner:
             for job in jobs:
                 yield run_batch(method, job)
             return
-        before = set(multiprocessing.active_children())
         pool = process_pool(min(self.slots, count), "spawn")
         running: set[Future] = set()
         finished = False
@@ -58,10 +56,10 @@ class LocalRunner:
             raise DicelabError("the worker processes died or could not start (a script that runs a sweep needs "
                                "an `if __name__ == \"__main__\":` guard); try --workers 1") from None
         finally:
-            pool.shutdown(wait=finished, cancel_futures=True)
-            if not finished:
-                for process in set(multiprocessing.active_children()) - before:
-                    process.kill()  # workers ignore SIGTERM: the parent decides
+            if finished:
+                pool.shutdown()
+            else:
+                stop_now(pool)
 
 
 SCHEDULER = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$"
