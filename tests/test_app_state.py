@@ -510,3 +510,19 @@ def test_a_malformed_upload_is_one_line_not_a_crash(tmp_path, name, contents, sa
             apply_rules_file({"system": "tun"}, "r", name, contents, tmp_path)
         assert says in str(err.value) and "\n" not in str(err.value)
     assert not any(tmp_path.iterdir())
+
+
+def test_every_exact_duel_of_the_fronts_and_tools_passes_the_memory_guard():
+    """One code path for the CLI and the app: no module above the systems calls ``system.duel`` but
+    ``budget.exact_duel``, which refuses a duel past the memory ceiling before building it."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "analysis"
+    direct = []
+    for layer in ("fights", "tools", "front"):
+        for path in (root / layer).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "duel":
+                    direct.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert [place.split(":")[0] for place in direct] == ["fights/budget.py"], direct
