@@ -562,7 +562,7 @@ def test_a_non_text_fighter_in_a_report_config_is_refused(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("out, words", [
-    ("/dev/stdout", ["'/dev/stdout': is not a regular file (standard output"]),
+    ("/dev/stdout", ["'/dev/stdout': is not a regular file (standard output", "left alone"]),
     ("x" * 300 + ".csv", ["File name too long"]),
 ])
 def test_an_output_that_cannot_be_a_file_is_named(tmp_path, out, words):

@@ -174,11 +174,14 @@ def check_output_path(path: str | os.PathLike[str], what: str = "--out") -> Path
     shown_path = f"{what} {text!r}"
     if text.endswith(("/", os.sep)):
         raise DicelabError(f"{shown_path}: ends in '/', which names a directory; allowed: a file path")
-    given = _stat(Path(text), shown_path)  # through every link: /dev/stdout is a pipe or a terminal
+    try:  # through every link: /dev/stdout is a pipe or a terminal (other problems are named below)
+        given: os.stat_result | None = os.stat(text)
+    except OSError:
+        given = None
     streams = os.path.abspath(text).startswith(("/dev/", "/proc/"))
     if streams or given is not None and not stat.S_ISREG(given.st_mode) and not stat.S_ISDIR(given.st_mode):
-        raise DicelabError(f"{shown_path}: is not a regular file (standard output, a FIFO, socket or device); "
-                           "allowed: a file path (an output is written beside it and renamed into place)")
+        raise DicelabError(f"{shown_path}: is not a regular file (standard output, a FIFO, socket or device); it is "
+                           "left alone")
     target = _resolve(text, shown_path)
     info = _stat(target, shown_path)
     if info is not None:
