@@ -155,6 +155,14 @@ LONG_COMMANDS = {
 INTERRUPTED = re.compile(r"^dicelab(?: [\w-]+){0,2}: (?:error: )?interrupted\b[^\n]*\n$")
 
 
+def catching_sigterm(pid: int) -> bool:
+    """Whether the process catches SIGTERM: the command line's handlers are in place (Python itself catches only
+    SIGINT; before, during the interpreter's start-up, a signal does what Python does)."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        caught = next(int(line.split()[1], 16) for line in fh if line.startswith("SigCgt:"))
+    return bool(caught >> (signal.SIGTERM - 1) & 1)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("command", sorted(LONG_COMMANDS))
 def test_ctrl_c_and_sigterm_at_random_moments_exit_130_with_one_line(tmp_path, command, signum):
@@ -167,12 +175,19 @@ def test_ctrl_c_and_sigterm_at_random_moments_exit_130_with_one_line(tmp_path, c
         report, out = tmp_path / f"report{run}", tmp_path / f"out{run}.parquet"
         argv = [a.format(config=config, out=out, report=report) for a in LONG_COMMANDS[command]]
         proc = subprocess.Popen([sys.executable, "-c", START, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)
+                                text=True, start_new_session=True, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
         try:
-            time.sleep(rng.uniform(0.5, 2.5))
+            deadline = time.monotonic() + 60
+            while proc.poll() is None and not catching_sigterm(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 2.0))
             assert proc.poll() is None, f"{command} ended before the signal: {proc.communicate()}"
             proc.send_signal(signum)
-            stdout, stderr = proc.communicate(timeout=60)
+            try:
+                stdout, stderr = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:  # a hang: every thread's stack, for the failure message
+                proc.send_signal(signal.SIGABRT)
+                pytest.fail(f"{command}: no exit 120 s after {signal.Signals(signum).name}: {proc.communicate()[1]}")
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -218,6 +233,8 @@ def test_the_2k_memory_estimate_is_within_1_5x_of_the_measured_peak(variants, fi
     from analysis.tools.house_rules import ruleset
 
     six = get_system("onesix")
+    small = load_fighter(six, "trained")
+    six.duel(six.rules(), small, small)  # the kernels compiled and cached here: the peak is the duel's, not numba's
     rules, f = ruleset(six, None, variants), load_fighter(six, fighter)
     estimate = budget.duel_bytes(six, rules, f, f) / budget.MB
     proc = subprocess.Popen([sys.executable, "-c", PEAK, json.dumps(variants), fighter])
