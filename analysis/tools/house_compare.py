@@ -19,6 +19,7 @@ from analysis.base.params import DicelabError, Validated
 from analysis.engine.assumptions import merged
 from analysis.engine.combat import describe_fighter, rests_on
 from analysis.engine.registry import house_rules_of
+from analysis.fights.budget import exact_duel
 from analysis.fights.fighters import archetype, archetypes
 from analysis.fights.lethality import p_killed
 from analysis.present.tables import success_table, text
@@ -70,7 +71,7 @@ def duel_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFrame
         results = {}
         for which, rules in (("book", book), ("house", house)):
             try:
-                results[which] = system.duel(rules, f, f).to_dict()
+                results[which] = exact_duel(system, rules, f, f).to_dict()
             except DicelabError as err:
                 results[which] = None
                 notes.append(f"{which}: {err}")

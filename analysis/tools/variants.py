@@ -10,7 +10,17 @@ from analysis.engine.combat import describe_fighter, duel_assumptions, rests_on
 from analysis.engine.system import System
 from analysis.fights import budget as cost
 from analysis.present.tables import text
-from analysis.tools.duels import P_UNIT, ROUNDS_UNIT, DuelFigures, Progress, duel_job, require_duel, solve_valid
+from analysis.tools.duels import (
+    P_UNIT,
+    ROUNDS_UNIT,
+    UNSOLVED,
+    DuelFigures,
+    Progress,
+    Unfinished,
+    duel_job,
+    require_duel,
+    solve_valid,
+)
 
 INT_SAMPLES = 3
 """Integer variants are tried at the smallest few allowed values other than the base (and ``none``)."""
@@ -99,6 +109,8 @@ class VariantReport:
     base_duel: DuelFigures | None
     effects: tuple[VariantEffect, ...]
     policies: tuple["PolicyEffect", ...] = ()
+    unsolved: int = 0
+    """Duels an interruption left unsolved (their effects say so)."""
 
     @property
     def assumptions(self) -> dict[str, Any]:
@@ -109,7 +121,8 @@ class VariantReport:
         return {"system": self.system, "variants": dict(self.variants), "params": dict(self.params),
                 "assumptions": self.assumptions, "a": self.a, "b": self.b,
                 "base_duel": self.base_duel.to_dict() if self.base_duel else None,
-                "effects": [e.to_dict() for e in self.effects], "policies": [p.to_dict() for p in self.policies]}
+                "effects": [e.to_dict() for e in self.effects], "policies": [p.to_dict() for p in self.policies],
+                "interrupted": self.unsolved > 0, "unsolved": self.unsolved}
 
 
 @dataclass(frozen=True)
@@ -162,7 +175,8 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
     policy of fighter A (the fields of kind ``policy``: stances, options) against the plain B, best for A first.
 
     A duel that raises :class:`DicelabError` (or is past the memory ceiling) is skipped with a note; the duels'
-    time is estimated first (``budget``, ``max_memory``, ``progress``: as in :func:`solve_duels`).
+    time is estimated first (``budget``, ``max_memory``, ``progress``: as in :func:`solve_duels`).  Interrupted
+    once the base duel is solved, the report holds the duels finished and counts the others (``unsolved``).
 
     >>> from analysis.systems import get_system
     >>> tun = get_system("tun")
@@ -179,14 +193,19 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
     base_p: dict[tuple[str, int], float] = {}
     checks = [_check_effect(system, base, args, name, value, base_p) for name, value, _ in rule_alts]
     duels: list[DuelFigures | str | None] = [None] * len(rule_alts)
-    base_duel, policies = None, ()
+    base_duel, policies, solved = None, (), []
     if a is not None:
         require_duel(system)
-        cost.check_duel(system, base, a, b, limit_gb=max_memory, option="--max-memory GB")
+        cost.check_duel(system, base, a, b, limit_gb=max_memory)
         policy_alts = list(alternatives(system.Fighter.specs("policy"), a))
         jobs = [(base, a, b)] + [duel_job(lambda: (base.replace(**{n: v}), a, b)) for n, v, _ in rule_alts] \
             + _policy_jobs(base, a, b, policy_alts)
-        solved = _solve_with_base(system, jobs, workers, budget, max_memory, progress, "variants")
+        try:
+            solved = _solve_with_base(system, jobs, workers, budget, max_memory, progress, "variants")
+        except Unfinished as stop:
+            if stop.done[0] == UNSOLVED:
+                raise
+            solved = _with_base(stop.done, "variants")
         base_duel, duels = solved[0], solved[1:1 + len(rule_alts)]
         policies = _ranked(_policy_effects(system, base, a, b, policy_alts, solved[1 + len(rule_alts):], base_duel,
                                            _slips(system, base, a, b, policy_alts, "policy")))
@@ -207,7 +226,8 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
             effects.append(VariantEffect(name, value, label, mx, mean, n, duel, duel.delta(base_duel), note, slips,
                                          rests))
     effects.sort(key=lambda e: -e.effect)
-    return VariantReport(system.id, base.to_dict(), args.to_dict(), fa, fb, base_duel, tuple(effects), policies)
+    return VariantReport(system.id, base.to_dict(), args.to_dict(), fa, fb, base_duel, tuple(effects), policies,
+                         sum(duel == UNSOLVED for duel in solved))
 
 
 def policy_effects(system: System, rules: Any, a: Any, b: Any, names: Sequence[str] | None = None,
@@ -240,9 +260,13 @@ def _policy_jobs(rules: Any, a: Any, b: Any, alts: Sequence[tuple[str, Any, str]
 
 def _solve_with_base(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any) -> list[DuelFigures | str]:
     """:func:`~analysis.tools.duels.solve_valid` over ``jobs``, whose first is the base duel: refused when it fails."""
-    solved = solve_valid(system, jobs, *args)
+    return _with_base(solve_valid(system, jobs, *args), args[-1])
+
+
+def _with_base(solved: list[DuelFigures | str], what: str) -> list[DuelFigures | str]:
+    """``solved``, whose first is the base duel, or a refusal when the base duel failed."""
     if isinstance(solved[0], str):
-        raise DicelabError(f"{args[-1]}: the duel of A and B cannot be solved: {solved[0]}")
+        raise DicelabError(f"{what}: the duel of A and B cannot be solved: {solved[0]}")
     return solved
 
 

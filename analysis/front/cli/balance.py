@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from typing import Any, Callable
 
-from analysis.base.params import DicelabError
+from analysis.base.params import DicelabError, plain_number
 from analysis.base.progress import Progress, auto_mode
 from analysis.engine.system import System
 from analysis.fights.budget import BUDGET_SECONDS, MAX_MEMORY_GB
@@ -18,6 +19,7 @@ from analysis.front.cli import (
     command,
     emit,
     emit_json,
+    number,
     params_from,
     per_system,
     rules_from,
@@ -65,15 +67,19 @@ GLOBAL_FLAGS = ("--json", "--table")
 GLOBAL_VALUES = {"--top": int, "--workers": int, "--budget": float, "--max-memory": float}
 """Options of ``equiv`` that may sit on either side of --to, with their types."""
 PROGRESS_DELAY = 2.0
+EQUIV_TOP = 3
+"""How many pairings ``equiv`` of a fight shows by default."""
+FIGHT_ONLY = ("top", "workers", "budget", "max_memory")
+"""Options of ``equiv`` that only a fight (--a/--b) uses."""
 
 
 def add_fight_options(p: argparse.ArgumentParser) -> None:
     """``--workers``, ``--budget``, ``--max-memory`` and ``--quiet`` of the tools that solve many exact duels."""
-    p.add_argument("--workers", type=int, metavar="N",
+    p.add_argument("--workers", type=number(int), metavar="N",
                    help="processes for the duels (default: the cores; at most 2 per core); results do not depend on it")
-    p.add_argument("--budget", type=float, metavar="SECONDS",
+    p.add_argument("--budget", type=number(float), metavar="SECONDS",
                    help=f"refuse when the duels' estimated time is past this (default {BUDGET_SECONDS:g} s)")
-    p.add_argument("--max-memory", type=float, metavar="GB",
+    p.add_argument("--max-memory", type=number(float), metavar="GB",
                    help=f"skip a duel whose estimated peak memory is past this (default {MAX_MEMORY_GB:g} GB)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -102,11 +108,21 @@ def _rounds(value: float) -> str:
     return "nobody goes out" if math.isinf(value) else f"{value:.3f}"
 
 
+def _finish(label: str, done: int, total: int, what: str) -> int:
+    """0 when all ``total`` are done; else 130 and one line on stderr: an interruption cut the search short and
+    the output is over the ``done`` finished."""
+    if done >= total:
+        return 0
+    print(f"{label}: interrupted after {done:,} of {total:,} {what}; the output is over those finished",
+          file=sys.stderr)
+    return 130
+
+
 def register(sub: Any) -> None:
     def add_tune(p: argparse.ArgumentParser, system: System) -> None:
         add_params_options(p, system.CheckArgs)
         add_rules_options(p, system)
-        p.add_argument("--p", type=float, metavar="P", help="wished P(success), in (0, 1]")
+        p.add_argument("--p", type=number(float), metavar="P", help="wished P(success), in (0, 1]")
         p.add_argument("--table", action="store_true", help="the modifier needed for every P of 5%%, 10%%, ..., 95%%")
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -122,7 +138,8 @@ def register(sub: Any) -> None:
                    help="the target system and its fixed options (check options and ruleset options); its own main "
                         "value only breaks ties")
     p.add_argument("--table", action="store_true", help="map the source's whole range (at its dice)")
-    p.add_argument("--top", type=int, default=3, metavar="K", help="fights: how many pairings to show (default 3)")
+    p.add_argument("--top", type=number(int), default=None, metavar="K",
+                   help=f"fights: how many pairings to show (default {EQUIV_TOP})")
     add_fight_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -152,10 +169,10 @@ def register(sub: Any) -> None:
         p.add_argument("--vary", required=True, action="append", metavar="PARAM=LO..HI[,...]",
                        help=f"fighter parameters to search (repeatable); a.NAME or b.NAME for one side, a bare NAME "
                             f"gives both fighters the same value; parameters: {names}")
-        p.add_argument("--rounds", required=True, type=float, metavar="R", help="wished mean rounds")
-        p.add_argument("--lethality", required=True, type=float, metavar="L", help="wished P(death) = P(A killed) + P(B killed) at the ruleset's lethal_at level")
-        p.add_argument("--p-win", type=float, metavar="W", help="wished P(A wins) (optional)")
-        p.add_argument("--top", type=int, default=5, metavar="K", help="how many settings to show (default 5)")
+        p.add_argument("--rounds", required=True, type=number(float), metavar="R", help="wished mean rounds")
+        p.add_argument("--lethality", required=True, type=number(float), metavar="L", help="wished P(death) = P(A killed) + P(B killed) at the ruleset's lethal_at level")
+        p.add_argument("--p-win", type=number(float), metavar="W", help="wished P(A wins) (optional)")
+        p.add_argument("--top", type=number(int), default=5, metavar="K", help="how many settings to show (default 5)")
         add_fight_options(p)
         add_rules_options(p, system)
         p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -251,7 +268,7 @@ def _global_flags(ns: argparse.Namespace, tokens: list[str]) -> list[str]:
             value = tail if eq else next(it, None)
             kind = GLOBAL_VALUES[head]
             try:
-                setattr(ns, head[2:].replace("-", "_"), kind(value))  # type: ignore[arg-type]
+                setattr(ns, head[2:].replace("-", "_"), plain_number(value, kind))
             except (TypeError, ValueError):
                 what = "an integer" if kind is int else "a number"
                 raise DicelabError(f"equiv: {head} = {value!r} is not allowed; allowed: {what}") from None
@@ -281,6 +298,11 @@ def run_equiv(ns: argparse.Namespace) -> int:
     check_options = [i.name for i in source.CheckArgs.describe() if getattr(src, f"check_{i.name}") is not None]
     if src.a is not None or src.b is not None:
         return _equiv_fight(ns, source, src, target, dst, check_options)
+    given = [f"--{name.replace('_', '-')}" for name in FIGHT_ONLY if getattr(ns, name, None) is not None]
+    if given:
+        raise DicelabError(f"equiv: {', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a fight "
+                           "(--from SYSTEM --a A --b B), not to a check; leave "
+                           f"{'it' if len(given) == 1 else 'them'} out")
     rules, args = rules_from(src, source), params_from(src, source.CheckArgs, prefix="check_")
     t_rules, t_args = rules_from(dst, target), params_from(dst, target.CheckArgs, prefix="check_")
     if ns.table:
@@ -324,11 +346,13 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
     if ns.table:
         raise DicelabError("equiv: --table maps a check's range; a fight has none")
     res = equiv_fight(source, rules_from(src, source), load_fighter(source, src.a), load_fighter(source, src.b),
-                      target, rules_from(dst, target), top=ns.top, workers=ns.workers, budget=ns.budget,
+                      target, rules_from(dst, target), top=EQUIV_TOP if ns.top is None else ns.top,
+                      workers=ns.workers, budget=ns.budget,
                       max_memory=ns.max_memory, progress=progress_for(ns, "equiv"))
+    done = _finish("dicelab equiv", res.pairings if res.searched is None else res.searched, res.pairings, "pairings")
     if ns.json:
         emit_json(res.to_dict())
-        return 0
+        return done
     f = res.figures
     emit(f"equiv fight {source.id} -> {target.id}: {res.source['a']['name']} (A) vs {res.source['b']['name']} (B)\n"
          f"  from rules: {pairs(res.source['variants'])}\n  to rules:   {pairs(res.target['variants'])}\n"
@@ -340,7 +364,7 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
              f"mean rounds {_rounds(m.figures.mean_rounds)}, P(death) {m.figures.p_death:.4f}\n")
     for s in res.skipped:
         emit(f"  skipped: {s}\n")
-    return 0
+    return done
 
 
 # ------------------------------------------------------------------ worth
@@ -367,9 +391,11 @@ def run_variants(ns: argparse.Namespace) -> int:
     a, b = (load_fighter(system, ns.a), load_fighter(system, ns.b)) if ns.a is not None else (None, None)
     res = variants(system, rules_from(ns, system), a=a, b=b, workers=ns.workers, budget=ns.budget,
                    max_memory=ns.max_memory, progress=progress_for(ns, "variants"))
+    duels = 1 + len(res.effects) + len(res.policies) if res.base_duel is not None else 0
+    done = _finish(f"dicelab variants {system.id}", duels - res.unsolved, duels, "duels")
     if ns.json:
         emit_json(res.to_dict())
-        return 0
+        return done
     rows = []
     for e in res.effects:
         row = {"variant": e.label, "effect": e.effect, "check max |dP|": e.check_max_dp, "check mean |dP|": e.check_mean_dp}
@@ -387,7 +413,7 @@ def run_variants(ns: argparse.Namespace) -> int:
     emit(render(_frame(rows), "md", title=title))
     if res.base_duel is not None:
         emit("\n" + _policies_text(res))
-    return 0
+    return done
 
 
 def _with_assumed(note: str, assumed: Any, base: Any) -> str:
@@ -417,9 +443,11 @@ def run_design(ns: argparse.Namespace) -> int:
     rules, a, b = fighters_from(ns, system)
     res = design(system, rules, a, b, ",".join(ns.vary), ns.rounds, ns.lethality, ns.p_win, ns.top, ns.workers,
                  budget=ns.budget, max_memory=ns.max_memory, progress=progress_for(ns, "design"))
+    done = _finish(f"dicelab design {system.id}", res.settings if res.searched is None else res.searched,
+                   res.settings, "settings")
     if ns.json:
         emit_json(res.to_dict())
-        return 0
+        return done
     wish = res.wish
     emit(f"{system.id} design: {res.a['name']} (A) vs {res.b['name']} (B), {res.settings} settings of "
          f"{', '.join(res.vary)}\n  rules: {pairs(res.variants)}\n" + assumptions_line(res.assumptions) +
@@ -431,4 +459,4 @@ def run_design(ns: argparse.Namespace) -> int:
              f"P(A wins) {f.p_a_wins:.4f}, P(B wins) {f.p_b_wins:.4f}\n")
     if res.skipped:
         emit(f"  skipped {len(res.skipped)} settings, e.g. {res.skipped[0]}\n")
-    return 0
+    return done

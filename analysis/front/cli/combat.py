@@ -136,12 +136,10 @@ def run_resolve(ns: argparse.Namespace) -> int:
 
 
 def run_duel(ns: argparse.Namespace) -> int:
-    from analysis.fights.budget import check_duel
+    from analysis.fights.budget import MEMORY_ENV, exact_duel
 
     system = get_system(ns.system)
-    rules, a, b = fighters_from(ns, system)
-    check_duel(system, rules, a, b)
-    res = system.duel(rules, a, b)
+    res = exact_duel(system, *fighters_from(ns, system), option=f"{MEMORY_ENV}=GB")
     data = res.to_dict()
     if ns.json:
         emit_json(data)

@@ -13,6 +13,7 @@ from analysis.front.cli import (
     add_rules_options,
     emit,
     emit_json,
+    number,
     params_from,
     per_system,
     rules_from,
@@ -40,10 +41,10 @@ PROGRESS_DELAY = 2.0
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, default=100_000,
+    p.add_argument("--n", type=number(int), default=100_000,
                    help="number of trials (default 100000); Ctrl-C stops early and prints the trials finished so far")
-    p.add_argument("--seed", type=int, default=None, help="seed (same seed, same numbers, any worker count)")
-    p.add_argument("--workers", type=int, default=None, help="threads (default: all cores; at most 4 per core)")
+    p.add_argument("--seed", type=number(int), default=None, help="seed (same seed, same numbers, any worker count)")
+    p.add_argument("--workers", type=number(int), default=None, help="threads (default: all cores; at most 4 per core)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -19,6 +19,7 @@ from dash import html
 
 from analysis.base.params import DicelabError
 from analysis.engine.combat import describe_fighter, rests_on
+from analysis.fights.budget import exact_duel
 from analysis.fights.lethality import GAPS, duel_rules, skill_gap
 from analysis.fights.setup import Setup
 from analysis.front.app import views
@@ -107,8 +108,8 @@ def compute(state: Mapping[str, str]) -> Result:
                    for s, r in by_system.items()}
         return Result(mode, ids, aligned=aligned[aligned["system"].isin(ids)], gaps=gaps, assumed=assumed)
     system = systems[0]
-    duels = tuple(labelled(i, lambda s=s, r=r: system.duel(r, fighter_of(system, s, "a"),
-                                                            fighter_of(system, s, "b")).to_dict())
+    duels = tuple(labelled(i, lambda s=s, r=r: exact_duel(system, r, fighter_of(system, s, "a"),
+                                                           fighter_of(system, s, "b")).to_dict())
                   for i, (s, r) in enumerate(zip(pair, rules), 1))
     curves = None
     if mode == "variants":

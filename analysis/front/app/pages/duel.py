@@ -19,6 +19,7 @@ from dash import html
 
 from analysis.base.params import ParamError
 from analysis.engine.combat import LEVELS
+from analysis.fights.budget import exact_duel
 from analysis.front.app import views
 from analysis.front.app.controls import fields, fighter_panel, rules_panel, section, select, system_select
 from analysis.front.app.model import command, fighter_of, rules_of, system_of, typed
@@ -76,7 +77,7 @@ def compute(state: Mapping[str, str]) -> Result:
     rules, a, b = rules_of(system, state), fighter_of(system, state, "a"), fighter_of(system, state, "b")
     exchanges = (system.exchange(rules, a, b), system.exchange(rules, b, a))
     if state.get("method", METHODS[0]) != "mc":
-        return Result(system.id, system.duel(rules, a, b).to_dict(), exchanges, command("duel", state))
+        return Result(system.id, exact_duel(system, rules, a, b).to_dict(), exchanges, command("duel", state))
     from sims.api import simulate_duel
     from sims.engine import check_n
 
