@@ -2,8 +2,10 @@
 
 The rules by layer of detail: :mod:`~analysis.systems.tun.rules` (the
 ruleset, checks, the fighter, one attack), :mod:`~analysis.systems.tun.duel`
-(the exact duel: turns, the last word, aimed-shot effects, ``after_out``).
-This module registers the system.
+(the exact duel: turns, the last word, aimed-shot effects, ``after_out``),
+:mod:`~analysis.systems.tun.tactics` and :mod:`~analysis.systems.tun.walk`
+(the duel as a game of decisions, RULES.md section 8).  This module
+registers the system.
 
 A duel keeps the order of the first round (Body, a roll or Reaction); each
 turn is two actions, a fighter may delay or skip for initiative, and a
@@ -64,13 +66,14 @@ from analysis.systems.tun.rules import (
     track,
     trauma_label,
 )
+from analysis.systems.tun.tactics import tactics, tactics_states
 
 __all__ = ["AIMS", "DICE_MODES", "EFFECTS", "HELPLESS", "LAST_WORD", "MODES", "NORMAL", "SYSTEM", "TURN_POLICIES",
            "CheckArgs", "Fighter", "Rules", "acting", "attack_limit", "branches", "check", "check_reach",
            "condition_label", "crit_bonus", "describe_schedule", "duel", "duel_states", "duel_track", "effect_of",
            "effect_text", "exchange", "first_mover", "in_reach", "limit_terms", "limit_text", "opposed",
            "outcome_arrays", "outcomes", "resist", "resolve", "roll", "schedule", "seed_table", "seed_table_warning",
-           "table_cases", "track", "trauma_label"]
+           "table_cases", "tactics", "tactics_states", "track", "trauma_label"]
 
 SYSTEM = register(System(
     id="tun",
@@ -95,4 +98,5 @@ SYSTEM = register(System(
             "dying": "trauma > 2 x volume: «не позднее чем через час… умирает»", "dead": None},
     round_seconds=4,
     duel_states=duel_states,
+    tactics=tactics,
 ))

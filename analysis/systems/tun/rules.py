@@ -495,10 +495,22 @@ def _trauma(label: Any) -> int:
 def _attack_table(rules: Rules, att: Fighter, dfn: Fighter,
                   mode: str) -> tuple[float, tuple[tuple[float, int, bool], ...]]:
     """(P(miss), ((p, trauma, critical) of each successful roll value))."""
-    r = roll(att.dice)
-    success, e, crit, _ = outcome_arrays(rules, att.dice, attack_limit(rules, att, dfn, mode), r.support)
-    hits = tuple((float(p), int(x) * att.weapon_n + att.weapon_b, bool(c))
-                 for p, x, c, ok in zip(r.p, e, crit, success) if ok and p > 0)
+    return attack_outcomes(rules, att.dice, att.weapon_n, att.weapon_b, attack_limit(rules, att, dfn, mode))
+
+
+@lru_cache(maxsize=4096)
+def attack_outcomes(rules: Rules, dice: str, n: int, b: int,
+                    limit: int) -> tuple[float, tuple[tuple[float, int, bool], ...]]:
+    """One attack rolled on ``dice`` at ``limit`` with a weapon ``E*n + b``: (P(miss), ((p, trauma, critical) of
+    each successful roll value)).
+
+    >>> miss, hits = attack_outcomes(Rules(), "1d6x3", 2, 1, 10)
+    >>> round(miss, 6), [(round(p, 6), d) for p, d, _ in hits]
+    (0.5, [(0.166667, 15), (0.166667, 9), (0.166667, 3)])
+    """
+    r = roll(dice)
+    success, e, crit, _ = outcome_arrays(rules, dice, limit, r.support)
+    hits = tuple((float(p), int(x) * n + b, bool(c)) for p, x, c, ok in zip(r.p, e, crit, success) if ok and p > 0)
     return r.prob(~success), hits
 
 
