@@ -1,9 +1,9 @@
 """ТУН, basic rules (seed ``002_23c6518a39186dbd.txt``, RULES.md section 3).
 
 The rules by layer of detail: :mod:`~analysis.systems.tun.rules` (the
-ruleset, checks, the fighter, one attack), :mod:`~analysis.systems.tun.duel`
+ruleset, checks, the fighter, one attack), :mod:`~analysis.systems.tun.chain`
 (the exact duel: turns, the last word, aimed-shot effects, ``after_out``),
-:mod:`~analysis.systems.tun.tactics` and :mod:`~analysis.systems.tun.walk`
+:mod:`~analysis.systems.tun.game` and :mod:`~analysis.systems.tun.walk`
 (the duel as a game of decisions, RULES.md section 8).  This module
 registers the system.
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from analysis.engine.registry import register
 from analysis.engine.system import System
-from analysis.systems.tun.duel import (
+from analysis.systems.tun.chain import (
     describe_schedule,
     duel,
     duel_states,
@@ -66,7 +66,7 @@ from analysis.systems.tun.rules import (
     track,
     trauma_label,
 )
-from analysis.systems.tun.tactics import tactics, tactics_states
+from analysis.systems.tun.game import tactics, tactics_states
 
 __all__ = ["AIMS", "DICE_MODES", "EFFECTS", "HELPLESS", "LAST_WORD", "MODES", "NORMAL", "SYSTEM", "TURN_POLICIES",
            "CheckArgs", "Fighter", "Rules", "acting", "attack_limit", "branches", "check", "check_reach",

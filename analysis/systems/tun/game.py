@@ -7,7 +7,7 @@ is taken at the start of its fighter's turn (or of what is left of it after
 a delayed fighter cut in, or of its last word), knowing both conditions, the
 effects and postures in force, and where in the round it stands; never a die
 not yet rolled.  Held to both fighters' policies it is the duel of
-:func:`~analysis.systems.tun.duel.duel`, number for number.
+:func:`~analysis.systems.tun.chain.duel`, number for number.
 
 Readings where section 8 is silent (docs/rules/tun.md, "Decisions"):
 
@@ -25,7 +25,7 @@ Readings where section 8 is silent (docs/rules/tun.md, "Decisions"):
 >>> from analysis.engine.game import solve
 >>> dg = tactics(Rules(), Fighter(body=4, attack_feature=6), Fighter(body=3, attack_feature=7))
 >>> sol = dg.with_objective("wins").solution(dg.game.book("a"), dg.game.book("b"))
->>> from analysis.systems.tun.duel import duel
+>>> from analysis.systems.tun.chain import duel
 >>> abs(sol.p_a_wins - duel(Rules(), Fighter(body=4, attack_feature=6), Fighter(body=3, attack_feature=7)).solution.p_a_wins) < 1e-12
 True
 """
@@ -41,7 +41,7 @@ from analysis.base.params import DicelabError
 from analysis.engine.decisions import Decision, DecisionGame
 from analysis.engine.game import Game
 from analysis.systems.tun import walk as w
-from analysis.systems.tun.duel import first_mover
+from analysis.systems.tun.chain import first_mover
 from analysis.systems.tun.rules import (
     AIMS,
     EFFECTS,
@@ -73,15 +73,19 @@ MOMENT_TEXT = ("leads the round", "follows", "follows, the leader delayed", "lea
                "resumes its turn", "leads after the other skipped", "last word")
 FEATURES = ("own trauma", "opponent trauma", "own disarmed", "own immobilised", "own stunned", "opponent disarmed",
             "opponent immobilised", "opponent stunned", "own defends", "own moving", "opponent defends",
-            "opponent moving", "moment", "actions", "first round")
-"""What every decider knows (the aim also knows whether it moves this turn: ``moving now``)."""
+            "opponent moving", "moment", "actions", "opponent actions", "first round")
+"""What every decider knows (the aim also knows whether it moves this turn: ``moving now``): both fighters' Body
+trauma, aimed-shot effects and postures in force, where in the round it stands (``moment``, :data:`MOMENT_TEXT`),
+its actions in this stretch, the opponent's actions still to come this round, and whether it is the first round."""
 MAX_STATES = 20_000_000
 """The walk stops past this many states (the budget refuses far earlier; this is the backstop)."""
 
 
 @dataclass(frozen=True)
 class Plan:
-    """The packed arrays of :func:`analysis.systems.tun.walk._walk` for one ruleset and two fighters."""
+    """The packed arrays of :func:`analysis.systems.tun.walk._walk` for one ruleset and two fighters, and for a
+    simulator: the attack limits behind ``prof`` (same index), each side's weapon ``(n, b)`` by disarmed, and the
+    limit of its finishing attacks by (disarmed, immobilised)."""
 
     side: np.ndarray
     post: np.ndarray
@@ -96,6 +100,9 @@ class Plan:
     rl: np.ndarray
     p_first: np.ndarray
     rad: np.ndarray
+    limit: np.ndarray
+    weapon: np.ndarray
+    helpless: np.ndarray
 
 
 def radices(rules: Rules, f: Fighter, o: Fighter) -> dict[str, int]:
@@ -136,6 +143,9 @@ def plan(rules: Rules, a: Fighter, b: Fighter) -> Plan:
             post[x, k] = (nodef, moving)
         rad += [r["trauma"], r["disarmed"], r["immobilised"], r["stunned"], r["not defending"], r["moving"]]
     prof = np.zeros((2, 2, 2, len(AIMS), 2, 2, 2), dtype=np.int64)
+    limits = np.zeros_like(prof)
+    weapon = np.zeros((2, 2, 2), dtype=np.int64)
+    helpless = np.zeros((2, 2, 2), dtype=np.int64)
     reach = np.zeros((2, 2), dtype=np.int64)
     tables: dict[tuple, int] = {}
     dists: list[list[tuple[int, int, float]]] = []
@@ -143,6 +153,10 @@ def plan(rules: Rules, a: Fighter, b: Fighter) -> Plan:
         targets = {(nodef, tm): o.replace(defends=not nodef, moving=bool(tm)) for nodef in range(2) for tm in range(2)}
         for dis in range(2):
             reach[x, dis] = in_reach(rules, acting(f, "disarm", dis))
+            armed = acting(f, "disarm", dis)
+            weapon[x, dis] = (armed.weapon_n, armed.weapon_b)
+            for imm in range(2):
+                helpless[x, dis, imm] = attack_limit(rules, acting(armed, "immobilise", imm), o, HELPLESS)
             for mv in range(2):
                 for k, aim in enumerate(AIMS if f.ranged else AIMS[:1]):
                     att = acting(f.replace(moving=bool(mv), aim=aim), "disarm", dis)
@@ -159,6 +173,7 @@ def plan(rules: Rules, a: Fighter, b: Fighter) -> Plan:
                                 dists.append(([(0, 0, miss)] if miss > 0 else [])
                                              + [(d, 1, p) for d, p in sorted(merged.items())])
                             prof[x, dis, mv, k:, m, nodef, tm] = tables[key]
+                            limits[x, dis, mv, k:, m, nodef, tm] = limit
     dptr = np.cumsum([0] + [len(d) for d in dists]).astype(np.int64)
     flat = [o for d in dists for o in d]
     dd = np.array([o[0] for o in flat], dtype=np.int64)
@@ -179,7 +194,7 @@ def plan(rules: Rules, a: Fighter, b: Fighter) -> Plan:
                         rules.aim_effects == "always", rules.after_out == "finish", int(np.diff(dptr).max()))
     p_a, p_b, _ = first_mover(rules, a, b)
     return Plan(side, post, prof, dptr, dd, dp, dhit, reach, aimkind, fin, rl, np.array([p_a, p_b]),
-                np.array(rad, dtype=np.int64))
+                np.array(rad, dtype=np.int64), limits, weapon, helpless)
 
 
 def _finishing(rules: Rules, att: Fighter, victim: Fighter, cap: int) -> np.ndarray:
@@ -250,10 +265,12 @@ def _features(rules: Rules, comps: np.ndarray, x: int) -> np.ndarray:
     leads = np.isin(base, (w.PH_TURN_L, w.PH_POST_L, w.PH_POST_LD, w.PH_POST_LS))
     actions = np.select([base == w.PH_POST_FD, base == w.PH_POST_FC, np.isin(base, w.LAST_WORDS), leads],
                         [1, n - 1, rules.last_word_actions, short], n)
+    coming = np.select([np.isin(base, (w.PH_TURN_L, w.PH_POST_L)), np.isin(base, (w.PH_TURN_FD, w.PH_POST_FD)),
+                        base == w.PH_POST_LD], [n, short, n - 1], 0)
     cols = [comps[:, own + w.T], comps[:, opp + w.T], comps[:, own + w.DIS], comps[:, own + w.IMM],
             comps[:, own + w.STUN], comps[:, opp + w.DIS], comps[:, opp + w.IMM], comps[:, opp + w.STUN],
             1 - comps[:, own + w.NODEF], comps[:, own + w.MOV], 1 - comps[:, opp + w.NODEF], comps[:, opp + w.MOV],
-            moment, actions, comps[:, w.FIRST], comps[:, w.TMV]]
+            moment, actions, coming, comps[:, w.FIRST], comps[:, w.TMV]]
     return np.stack(cols, axis=1).astype(np.int64)
 
 
