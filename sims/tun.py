@@ -23,8 +23,8 @@ import numpy as np
 from numba import njit
 
 from analysis.systems import tun as rules_mod
+from sims import tun_groups, tun_tactics
 from sims.dice import _sample
-from sims import tun_tactics
 from sims.options import SimOptions
 from sims.results import (
     CHECK_SIZE,
@@ -305,3 +305,9 @@ def policy_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fight
                 tables: Sequence[Any]) -> Callable[[int, np.random.Generator], np.ndarray]:
     """Duels played by a solved strategy's policy tables (:func:`sims.tun_tactics.policy_call`)."""
     return tun_tactics.policy_call(rules, a, b, tables)
+
+
+def group_call(rules: rules_mod.Rules, side_a: Sequence[rules_mod.Fighter],
+               side_b: Sequence[rules_mod.Fighter]) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """Group fights of the two sides (:func:`sims.tun_groups.group_call`, for :func:`sims.api.simulate_group`)."""
+    return tun_groups.group_call(rules, side_a, side_b)

@@ -30,6 +30,7 @@ from analysis.systems.tun.chain import (
     resolve,
     schedule,
 )
+from analysis.systems.tun.game import tactics, tactics_states
 from analysis.systems.tun.rules import (
     AIMS,
     DICE_MODES,
@@ -38,6 +39,7 @@ from analysis.systems.tun.rules import (
     LAST_WORD,
     MODES,
     NORMAL,
+    TARGETS,
     TURN_POLICIES,
     CheckArgs,
     Fighter,
@@ -66,9 +68,8 @@ from analysis.systems.tun.rules import (
     track,
     trauma_label,
 )
-from analysis.systems.tun.game import tactics, tactics_states
 
-__all__ = ["AIMS", "DICE_MODES", "EFFECTS", "HELPLESS", "LAST_WORD", "MODES", "NORMAL", "SYSTEM", "TURN_POLICIES",
+__all__ = ["AIMS", "DICE_MODES", "EFFECTS", "HELPLESS", "LAST_WORD", "MODES", "NORMAL", "SYSTEM", "TARGETS", "TURN_POLICIES",
            "CheckArgs", "Fighter", "Rules", "acting", "attack_limit", "branches", "check", "check_reach",
            "condition_label", "crit_bonus", "describe_schedule", "duel", "duel_states", "duel_track", "effect_of",
            "effect_text", "exchange", "first_mover", "in_reach", "limit_terms", "limit_text", "opposed",

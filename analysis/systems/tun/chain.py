@@ -25,8 +25,8 @@ from analysis.systems.tun.rules import (
     NORMAL,
     Fighter,
     Rules,
-    _trauma,
     _track,
+    _trauma,
     acting,
     branches,
     check_reach,
@@ -41,6 +41,7 @@ from analysis.systems.tun.rules import (
     track,
     trauma_label,
 )
+
 
 @lru_cache(maxsize=256)
 def _duel_track(volume: int, death_multiple: int, states: int, stun: bool) -> markov.Track:

@@ -43,6 +43,7 @@ D6 = Dist.die(range(1, 7))
 DICE_MODES = ("3d6", "1d20", "1d6x3")
 AIMS = ("none", "arm", "leg", "head", "hand", "foot", "knee")
 TURN_POLICIES = ("act", "delay", "initiative_skip")
+TARGETS = ("weakest", "random", "strongest", "spread")
 NORMAL, LAST_WORD, HELPLESS = "normal", "last_word", "helpless"
 """How an attack is made: an ordinary action, a last word (the speaker cannot move), on a helpless target."""
 MODES = (NORMAL, LAST_WORD, HELPLESS)
@@ -330,6 +331,10 @@ class Fighter(FighterBase):
     turn_policy: str = param("act", Choice(TURN_POLICIES), "act; delay (first in order: act after the opponent's "
                              "first action); initiative_skip (second in order: skip round 1, lead from round 2 with "
                              "one action fewer)", kind="policy")
+    target: str = param("weakest", Choice(TARGETS), "whom it attacks in a group fight (RULES.md section 7): the able "
+                        "enemy with the least Body volume left (weakest), any able enemy at random, the one with the "
+                        "highest Body + attack feature (strongest), or the one attacked least this round (spread); "
+                        "ties by listed order; inert in a duel", kind="policy")
 
     def check(self) -> None:
         if self.aim != "none" and not self.ranged:
