@@ -1,5 +1,5 @@
 """ТУН: Monte Carlo group fights, N against M (RULES.md section 7), in the rules of
-:mod:`analysis.systems.tun.group`.
+:mod:`analysis.systems.tun.groups`.
 
 Each fight draws its order (the keys, ties by a roll-off; copies of one
 fighter on one side numbered by their place), builds the turns of round 1, 2
@@ -20,7 +20,7 @@ from numba import njit
 
 from analysis.base.params import ParamError
 from analysis.systems import tun as rules_mod
-from analysis.systems.tun import group as group_mod
+from analysis.systems.tun import groups as group_mod
 from sims.groups import _tally_group, layout
 from sims.results import DYING, MAX_ROUNDS, OUT, UP
 from sims.tun_rolls import R_CRITS, R_LE, _outcome, dice_table, pack_rules
@@ -40,7 +40,7 @@ MODES = (rules_mod.NORMAL, rules_mod.LAST_WORD, rules_mod.HELPLESS)
 @njit(cache=True, nogil=True)
 def _round_events(order: np.ndarray, actions: np.ndarray, delays: np.ndarray, ev_f: np.ndarray,
                   ev_k: np.ndarray) -> int:
-    """The turns of one round (as :func:`analysis.systems.tun.group.round_events`) into ``ev_f``/``ev_k``; their
+    """The turns of one round (as :func:`analysis.systems.tun.groups.round_events`) into ``ev_f``/``ev_k``; their
     count.  A delaying fighter waits for the first action of the next in order: the waits form chains, each
     played as its first fighter's first action, the next one's, ..., the last one's whole turn, then the rest of
     each turn back up the chain."""

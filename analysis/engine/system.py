@@ -63,6 +63,9 @@ class System:
     """``tactics(rules, a, b)`` -> :class:`~analysis.engine.decisions.DecisionGame`: the duel as a game of the
     decisions of RULES.md section 8 (``None``: the system does not model decisions yet)."""
 
+    tactics_states: Callable[[Any, Any, Any], int] | None = None
+    """``tactics_states(rules, a, b)``: an upper estimate of the decision game's states, without building it (the
+    memory guard of :func:`analysis.fights.budget.check_tactics`)."""
     group: Callable[[Any, Any, Any], Any] | None = None
     """``group(rules, side_a, side_b)`` -> :class:`~analysis.engine.groups.GroupResult`: a group fight of RULES.md
     section 7 solved exactly (sides are sequences of fighters; one against one is the duel, number for number;

@@ -4,7 +4,8 @@ The rules by layer of detail: :mod:`~analysis.systems.tun.rules` (the
 ruleset, checks, the fighter, one attack), :mod:`~analysis.systems.tun.chain`
 (the exact duel: turns, the last word, aimed-shot effects, ``after_out``),
 :mod:`~analysis.systems.tun.game` and :mod:`~analysis.systems.tun.walk`
-(the duel as a game of decisions, RULES.md section 8).  This module
+(the duel as a game of decisions, RULES.md section 8), :mod:`~analysis.systems.tun.groups`
+(group fights, section 7).  This module
 registers the system.
 
 A duel keeps the order of the first round (Body, a roll or Reaction); each
@@ -31,6 +32,7 @@ from analysis.systems.tun.chain import (
     schedule,
 )
 from analysis.systems.tun.game import tactics, tactics_states
+from analysis.systems.tun.groups import group, group_states
 from analysis.systems.tun.rules import (
     AIMS,
     DICE_MODES,
@@ -69,12 +71,12 @@ from analysis.systems.tun.rules import (
     trauma_label,
 )
 
-__all__ = ["AIMS", "DICE_MODES", "EFFECTS", "HELPLESS", "LAST_WORD", "MODES", "NORMAL", "SYSTEM", "TARGETS", "TURN_POLICIES",
-           "CheckArgs", "Fighter", "Rules", "acting", "attack_limit", "branches", "check", "check_reach",
-           "condition_label", "crit_bonus", "describe_schedule", "duel", "duel_states", "duel_track", "effect_of",
-           "effect_text", "exchange", "first_mover", "in_reach", "limit_terms", "limit_text", "opposed",
+__all__ = ["AIMS", "DICE_MODES", "EFFECTS", "HELPLESS", "LAST_WORD", "MODES", "NORMAL", "SYSTEM", "TARGETS",
+           "TURN_POLICIES", "CheckArgs", "Fighter", "Rules", "acting", "attack_limit", "branches", "check",
+           "check_reach", "condition_label", "crit_bonus", "describe_schedule", "duel", "duel_states", "duel_track",
+           "effect_of", "effect_text", "exchange", "first_mover", "in_reach", "limit_terms", "limit_text", "opposed",
            "outcome_arrays", "outcomes", "resist", "resolve", "roll", "schedule", "seed_table", "seed_table_warning",
-           "table_cases", "tactics", "tactics_states", "track", "trauma_label"]
+           "table_cases", "group", "group_states", "tactics", "tactics_states", "track", "trauma_label"]
 
 SYSTEM = register(System(
     id="tun",
@@ -100,4 +102,7 @@ SYSTEM = register(System(
     round_seconds=4,
     duel_states=duel_states,
     tactics=tactics,
+    tactics_states=tactics_states,
+    group=group,
+    group_states=group_states,
 ))

@@ -190,6 +190,8 @@ class Fight:
         self.first_turn = tuple(tuple({f: min(e for e, (g, _) in enumerate(ev) if g == f) for f, _ in ev}
                                       for ev in rounds) for rounds in self.rounds)
         self.spread = any(f.target == "spread" for f in self.fighters)
+        self.memo: dict[tuple, Any] = {}
+        """Turn ends already worked out: (what, arguments) -> their distribution."""
 
     def enemies(self, i: int) -> list[int]:
         return [j for j in range(len(self.fighters)) if self.side[j] != self.side[i]]
@@ -270,6 +272,8 @@ def _act(fight: Fight, i: int, cond: tuple, counts: tuple, mode: str) -> list[tu
 def _settle(fight: Fight, cond: tuple) -> tuple:
     """Out fighters between turns: their effects dropped, and under ``after_out = "stop"`` their trauma reduced to
     what their level needs (out, or dying)."""
+    if all(t < fight.vol[i] for i, (t, _, _, _) in enumerate(cond)):
+        return cond
     c = []
     for i, (t, dis, imm, stun) in enumerate(cond):
         if t < fight.vol[i]:
@@ -314,6 +318,13 @@ def _last_words(fight: Fight, oid: int, rk: int, ev: int, pending: tuple[int, ..
 
 def _end(fight: Fight, oid: int, cond: tuple) -> dict[tuple, float]:
     """The fight's final statuses (every fighter, listed order), after the finishing attacks when ``finish``."""
+    key = ("end", oid if fight.rules.after_out == "finish" else 0, cond)
+    if key not in fight.memo:
+        fight.memo[key] = _final(fight, oid, cond)
+    return fight.memo[key]
+
+
+def _final(fight: Fight, oid: int, cond: tuple) -> dict[tuple, float]:
     r = fight.rules
     able = [any(fight.up(cond, i) for i in range(len(cond)) if fight.side[i] == s) for s in (0, 1)]
     dist = {tuple(c[0] for c in cond): 1.0}
@@ -372,6 +383,14 @@ def _step(fight: Fight, state: tuple) -> Any:
 
 def _after(fight: Fight, oid: int, rk: int, ev: int, pending: tuple, cond: tuple, counts: tuple) -> dict[tuple, float]:
     """After turn ``ev``: the last words, then the end of the fight, or the next turn (the next round's start)."""
+    key = ("after", oid, rk, ev, pending, cond, counts)
+    if key not in fight.memo:
+        fight.memo[key] = _next_turn(fight, oid, rk, ev, pending, cond, counts)
+    return fight.memo[key]
+
+
+def _next_turn(fight: Fight, oid: int, rk: int, ev: int, pending: tuple, cond: tuple,
+               counts: tuple) -> dict[tuple, float]:
     out: dict[tuple, float] = {}
     rounds = fight.rounds[oid]
     words = _last_words(fight, oid, rk, ev, pending, cond, counts) if pending else {(cond, counts): 1.0}
