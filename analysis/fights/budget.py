@@ -99,6 +99,19 @@ states and its armor-wear rungs were measured on a busier day: their CPU seconds
 of the rungs measured on both days (4, 6, 8 and 10 levels)."""
 
 
+TACTICS_COSTS = {
+    "tun": Cost(((4525, 120, 1.0), (1258769, 2000, 60.0))),
+}
+"""The decision game (RULES.md section 8) built and analysed (book, best response, equilibrium, each decision's
+worth, the dominated scripts) against ``System.tactics_states``: ``python benchmarks/bench_tun_games.py
+calibrate``."""
+GROUP_COSTS = {
+    "tun": Cost(((1352, 80, 0.5), (2765954, 1000, 600.0))),
+}
+"""The exact group chain (RULES.md section 7) against ``System.group_states``: ``python
+benchmarks/bench_tun_games.py calibrate``."""
+
+
 def duel_cost(system: System, states: int, what: str) -> float:
     """``bytes`` or ``seconds`` of a duel of ``states`` chain states of ``system`` (a system not measured yet: the
     dearest of those measured)."""
@@ -207,6 +220,42 @@ def exact_duel(system: System, rules: Any, a: Any, b: Any, limit_gb: float | Non
     """
     check_duel(system, rules, a, b, limit_gb, option)
     return system.duel(rules, a, b)
+
+
+def check_tactics(system: System, rules: Any, a: Any, b: Any, limit_gb: float | None = None,
+                  option: str = f"{MEMORY_ENV}=GB") -> None:
+    """Refuse, before it starts, a decision game (``System.tactics``) whose estimated peak memory is past the
+    ceiling, as :func:`check_duel` does for duels (a system without its own estimate: the duel's)."""
+    states = (system.tactics_states(rules, a, b) if system.tactics_states is not None
+              else duel_states(system, rules, a, b))
+    cost = TACTICS_COSTS.get(system.id)
+    need = cost.bytes(states) if cost is not None else duel_cost(system, states, "bytes")
+    _refuse(f"{system.id} decision game", need, states, max_memory(limit_gb), option,
+            "or play the fighters' policies (dicelab duel, dicelab sim)")
+
+
+def check_group(system: System, rules: Any, side_a: Sequence[Any], side_b: Sequence[Any],
+                limit_gb: float | None = None, option: str = f"{MEMORY_ENV}=GB") -> None:
+    """Refuse, before it starts, an exact group fight (``System.group``) whose estimated peak memory is past the
+    ceiling (one against one is the duel's guard)."""
+    if len(side_a) == 1 and len(side_b) == 1:
+        check_duel(system, rules, side_a[0], side_b[0], limit_gb, option)
+        return
+    if system.group_states is None:
+        raise DicelabError(f"{system.id}: exact group fights are not modelled yet (RULES.md section 7); allowed: "
+                           "Monte Carlo (simulate_group)")
+    states = int(system.group_states(rules, side_a, side_b))
+    cost = GROUP_COSTS.get(system.id)
+    need = cost.bytes(states) if cost is not None else max(c.bytes(states) for c in GROUP_COSTS.values())
+    _refuse(f"{system.id} group fight", need, states, max_memory(limit_gb), option,
+            "or the Monte Carlo group simulation runs it in flat memory")
+
+
+def _refuse(what: str, need: float, states: int, limit: float, option: str, instead: str) -> None:
+    if need > limit:
+        raise DicelabError(f"{what} too large: about {need / GB:.1f} GB ({states:,} states estimated); allowed: at "
+                           f"most {limit / GB:g} GB; {option.replace('GB', f'{math.ceil(need / GB)}')} allows it, "
+                           f"{instead}")
 
 
 def duels_seconds(system: System, jobs: Iterable[tuple[Any, Any, Any]]) -> float:
