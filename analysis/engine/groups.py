@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from analysis.engine.markov import DEAD, DYING, OUT, UP, Absorption, Solution
-from analysis.engine.results import house_rules_echo, strict
+from analysis.engine.results import assumptions_echo, house_rules_echo, strict
 
 
 @dataclass(frozen=True)
@@ -112,9 +112,10 @@ def from_duel(sol: Solution, name_a: str, name_b: str) -> GroupSolution:
 
 @dataclass(frozen=True)
 class GroupResult:
-    """A group fight solved exactly: the ruleset, both sides' fighters (as results echo them), how the order of
-    play was fixed, and the :class:`GroupSolution` (``states``: the chain's; ``truncation``: what a truncated roll
-    lost, 0 when nothing was)."""
+    """An exact group fight as every output shows it: the system, its ruleset, both sides (each fighter as
+    :func:`~analysis.engine.combat.describe_fighter` echoes it), the order of play in words, the
+    :class:`GroupSolution` (``states``: the chain's; ``truncation``: what a truncated roll lost, 0 when nothing
+    was) and system-specific fields (``extra``: warnings, notes...)."""
 
     system: str
     variants: Mapping[str, Any]
@@ -123,16 +124,22 @@ class GroupResult:
     order: str
     solution: GroupSolution
     model: str = "exact"
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         s = self.solution
-        return strict({"system": self.system, "model": self.model, "variants": dict(self.variants),
-                       "house_rules": house_rules_echo(self.system, self.variants),
-                       "side_a": [dict(f) for f in self.side_a], "side_b": [dict(f) for f in self.side_b],
-                       "order": self.order, "p_a_wins": s.p_a_wins, "p_b_wins": s.p_b_wins,
-                       "p_both_out": s.p_both_out, "p_stalemate": s.p_stalemate,
-                       "survivors_a": {str(k): v for k, v in s.survivors_a.items()},
-                       "survivors_b": {str(k): v for k, v in s.survivors_b.items()},
-                       "fighters": [f.to_dict() for f in s.fighters], "mean_rounds": s.mean_rounds,
-                       "rounds": {str(k): v for k, v in s.rounds.items()}, "rounds_tail": s.rounds_tail,
-                       "truncation": s.truncation, "states": s.states})
+        everyone = {f"{side}{i}": f for side, fs in (("a", self.side_a), ("b", self.side_b)) for i, f in enumerate(fs)}
+        out: dict[str, Any] = {
+            "system": self.system, "model": self.model, "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": assumptions_echo(self.system, self.variants, everyone, "duel"),
+            "side_a": [dict(f) for f in self.side_a], "side_b": [dict(f) for f in self.side_b],
+            "order": self.order, "p_a_wins": s.p_a_wins, "p_b_wins": s.p_b_wins,
+            "p_both_out": s.p_both_out, "p_stalemate": s.p_stalemate,
+            "survivors_a": {str(k): v for k, v in s.survivors_a.items()},
+            "survivors_b": {str(k): v for k, v in s.survivors_b.items()},
+            "fighters": [f.to_dict() for f in s.fighters], "mean_rounds": s.mean_rounds,
+            "rounds": {str(k): v for k, v in s.rounds.items()}, "rounds_tail": s.rounds_tail,
+            "truncation": s.truncation, "states": s.states}
+        out.update(self.extra)
+        return strict(out)
