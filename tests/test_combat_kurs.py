@@ -945,3 +945,15 @@ def test_bad_input_gets_one_clear_line(capsys, argv, words):
     assert code == 2 and err.count("\n") == 1
     for w in words:
         assert w in err
+
+
+def test_killed_by_finish_attacks_is_the_brute_force_at_each_allowance():
+    """P(someone dying) when at most k finishing attacks are allowed, k = 0..3, from one duel with finish_attacks=3,
+    against the recursion run once per k (k = 0: the duel stopped at the first out)."""
+    a_kw, b_kw = fighter(attack_skill=1, weapon=2, strength=1), fighter(defense_skill=1, health=1, armor=1)
+    curve = kurs.duel(lab_rules({**BOOK, "finish": True, "finish_attacks": 3}), kurs.Fighter(**a_kw),
+                      kurs.Fighter(**b_kw)).to_dict()["p_killed_by_finish_attacks"]
+    assert len(curve) == 4
+    for k, p in enumerate(curve):
+        _, _, da, db, _, _ = duel_brute({**BOOK, "finish": k > 0, "finish_attacks": k}, a_kw, b_kw)
+        assert p == pytest.approx(da + db, abs=1e-10), k  # alternating attacks: never both out

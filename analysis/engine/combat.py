@@ -204,6 +204,9 @@ class DuelResult:
         }
         out.update(level_fields(self.system, self.variants, {f"p_{x}_{lv}": getattr(s, f"p_{x}_{lv}")
                                                                for x in "ab" for lv in LEVELS}))
+        out.update(killed_fields(self.system, out["lethal_at"], s))
+        if out["p_killed"] is None:
+            out["null_reasons"]["p_killed"] = out["null_reasons"]["p_a_killed"]
         out["mean_finish_attacks"] = s.finish_attacks
         out.update(rounds_fields(s))
         out["truncation"] = s.truncation
@@ -238,6 +241,17 @@ def level_fields(system_id: str, variants: Mapping[str, Any], p: Mapping[str, An
                 out[name] = p[source]
     out["null_reasons"] = reasons
     return out
+
+
+def killed_fields(system_id: str, lethal_at: str, s: Solution) -> dict[str, Any]:
+    """P(at least one fighter killed) (``p_killed``: at the ``lethal_at`` level or worse; never above 1, unlike
+    ``p_a_killed + p_b_killed``) and, under ``after_out = "finish"``, the same when at most k finishing attacks are
+    allowed (``p_killed_by_finish_attacks[k]``, k = 0: the deciding blow alone); ``None`` where the system has no
+    such level (the reason under ``null_reasons``) or the duel stopped at the first out."""
+    if registered(system_id).level_missing(lethal_at):
+        return {"p_killed": None, "p_killed_by_finish_attacks": None}
+    curve = list(s.killed_by_attacks) if s.killed_by_attacks else None
+    return {"p_killed": s.p_killed(lethal_at), "p_killed_by_finish_attacks": curve}
 
 
 def rounds_fields(s: Solution) -> dict[str, Any]:

@@ -32,7 +32,7 @@ TITLES = {
         "dice_families": "How the die size moves Tri-Stat and the dice mode moves TUN",
         "skill_gap": "P(A wins) against the skill gap",
         "rounds": "Rounds to the first incapacitation",
-        "lethality": "How often the fight kills",
+        "lethality": "How lethal a fight is: deaths against the finishing attacks allowed",
         "damage": "Hits and attacks to take the defender out",
         "variant_effects": "What each rule reading moves (signed, one scale per measure)",
         "policy_effects": "What each tactical option does for the fighter who takes it",
@@ -46,7 +46,7 @@ TITLES = {
         "dice_families": "Как размер кубика меняет Tri-Stat, а режим кубиков — ТУН",
         "skill_gap": "P(победы A) от разницы в навыках",
         "rounds": "Раунд первого вывода из строя",
-        "lethality": "Как часто бой убивает",
+        "lethality": "Смертельность боя в зависимости от числа добивающих ударов",
         "damage": "Сколько ударов и атак выводят защитника из строя",
         "variant_effects": "Что меняет каждое прочтение правил (со знаком, одна шкала на величину)",
         "policy_effects": "Что даёт каждый тактический приём тому, кто его выбрал",
@@ -162,16 +162,26 @@ def rounds(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
 
 
 def lethality(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
-    """P(the fight kills) at each skill gap: one number per system and gap, shown once."""
+    """P(at least one fighter killed) against the finishing attacks allowed (0: the deciding blow alone, up to the
+    setup's ``finish_attacks``), from :func:`analysis.fights.lethality.finishing`; beside it, how often the deciding
+    blow itself leaves the loser at the killed level, per decided fight."""
     defined = [(s, part) for s, part in _systems(df) if part["p_killed"].notna().all()]
     missing = [s for s, part in _systems(df) if part["p_killed"].isna().any()]
-    level = LEVEL_NAMES[lang][df["lethal_at"].iloc[0]] if len(df) else ""
-    note = WORDS[lang]["no_level"].format(names=", ".join(system_name(lang, s) for s in missing), level=level) \
-        if missing else ""
-    traces = tuple(_line(part, "gap", "p_killed", s, lang, hover_x=label(lang, "skill_gap")) for s, part in defined)
-    panel = Panel(traces, xlabel=label(lang, "skill_gap"), ylabel=f"{label(lang, 'p_killed')} ({level})",
-                  x_integer=True, y_range=(-0.02, 1.02), note=note)
-    return Chart("lethality", TITLES[lang]["lethality"], (panel,), caption=caption, row_height=4.6)
+    lethal = df["lethal_at"].iloc[0] if len(df) else "dying"
+    note = WORDS[lang]["no_level"].format(names=", ".join(system_name(lang, s) for s in missing),
+                                          level=LEVEL_NAMES[lang][lethal]) if missing else ""
+    curve = tuple(_line(part, "finish_attacks", "p_killed", s, lang, hover_x=label(lang, "finish_attacks"))
+                  for s, part in defined)
+    left = Panel(curve, xlabel=label(lang, "finish_attacks"), ylabel=label(lang, f"p_killed_{lethal}"),
+                 x_integer=True, y_range=(-0.02, 1.02), note=note)
+    names = tuple(system_name(lang, s) for s, _ in defined)
+    bars = tuple(Trace((float(part["p_deciding_blow"].iloc[0]),), (system_name(lang, s),), system_name(lang, s),
+                       kind="hbar", color=COLORS[s],
+                       hover=(f"{system_name(lang, s)}: {percent(lang, float(part['p_deciding_blow'].iloc[0]))}",))
+                 for s, part in defined)
+    right = Panel(bars, title=label(lang, f"deciding_blow_{lethal}"), xlabel=label(lang, "probability"),
+                  categories=names, x_range=(0.0, 1.02), vlines=(0.0,))
+    return Chart("lethality", TITLES[lang]["lethality"], (left, right), cols=2, caption=caption, row_height=4.6)
 
 
 def damage(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:

@@ -177,7 +177,7 @@ def variant_effects(setup: Setup | None = None) -> pd.DataFrame:
             d = e.duel_delta or {}
             rows.append({"system": system.id, "variant": label, "field": name, "value": text(value),
                          "check_shift": check_shift(system, base, base.replace(**{name: value})),
-                         "d_p_a_wins": d.get("p_a_wins"), "d_p_killed": d.get("p_death"),
+                         "d_p_a_wins": d.get("p_a_wins"), "d_p_killed": d.get("p_killed"),
                          "d_mean_rounds": d.get("mean_rounds"), "after_out": base.after_out,
                          "lethal_at": base.lethal_at, "note": e.note})
     return pd.DataFrame(rows)

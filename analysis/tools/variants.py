@@ -67,11 +67,11 @@ class VariantEffect:
     @property
     def effect(self) -> float:
         """Effect size in distance units: the largest of the check table's max |dP| / 0.10 and, with a duel,
-        |dP(A wins)| / 0.10, |dP(death)| / 0.10 and |ln(mean rounds ratio)| / ln 1.5."""
+        |dP(A wins)| / 0.10, |dP(at least one killed)| / 0.10 and |ln(mean rounds ratio)| / ln 1.5."""
         terms = [self.check_max_dp / P_UNIT]
         if self.duel_delta is not None:
             d = self.duel_delta
-            terms += [abs(d["p_a_wins"]) / P_UNIT, abs(d["p_death"]) / P_UNIT, abs(d["log_rounds_ratio"]) / ROUNDS_UNIT]
+            terms += [abs(d["p_a_wins"]) / P_UNIT, abs(d["p_killed"]) / P_UNIT, abs(d["log_rounds_ratio"]) / ROUNDS_UNIT]
         return max(terms)
 
     def to_dict(self) -> dict[str, Any]:

@@ -128,6 +128,12 @@ class Figure(dict):
                                               "xanchor": "left", "yanchor": "bottom"})
         return self
 
+    def y_range(self, lo: float, hi: float) -> "Figure":
+        """A fixed y range (probabilities run 0..1), padded a little so the ends stay visible."""
+        pad = 0.02 * (hi - lo)
+        self["layout"]["yaxis"]["range"] = [lo - pad, hi + pad]
+        return self
+
     def integer_x(self) -> "Figure":
         """Integer ticks on the x axis (rounds, damage, values)."""
         self["layout"]["xaxis"]["tickformat"] = "d"

@@ -146,14 +146,14 @@ def register(sub: Any) -> None:
                        help=f"fighter parameters to search (repeatable); a.NAME or b.NAME for one side, a bare NAME "
                             f"gives both fighters the same value; parameters: {names}")
         p.add_argument("--rounds", required=True, type=float, metavar="R", help="wished mean rounds")
-        p.add_argument("--lethality", required=True, type=float, metavar="L", help="wished P(death) = P(A killed) + P(B killed) at the ruleset's lethal_at level")
+        p.add_argument("--lethality", required=True, type=float, metavar="L", help="wished P(at least one killed): the fight ends with someone at the ruleset's lethal_at level or worse")
         p.add_argument("--p-win", type=float, metavar="W", help="wished P(A wins) (optional)")
         p.add_argument("--top", type=int, default=5, metavar="K", help="how many settings to show (default 5)")
         add_fight_options(p)
         add_rules_options(p, system)
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
-    per_system(sub, "design", "Search fighter parameters for the duel nearest a wished mean rounds, P(death) and P(A wins)",
+    per_system(sub, "design", "Search fighter parameters for the duel nearest a wished mean rounds, P(at least one killed) and P(A wins)",
                DESIGN_EXAMPLES, run_design, add_design)
 
 
@@ -313,11 +313,11 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
     f = res.figures
     emit(f"equiv fight {source.id} -> {target.id}: {res.source['a']['name']} (A) vs {res.source['b']['name']} (B)\n"
          f"  from rules: {pairs(res.source['variants'])}\n  to rules:   {pairs(res.target['variants'])}\n"
-         f"  source duel: P(A wins) {f.p_a_wins:.4f}, mean rounds {_rounds(f.mean_rounds)}, P(death) {f.p_death:.4f}\n"
+         f"  source duel: P(A wins) {f.p_a_wins:.4f}, mean rounds {_rounds(f.mean_rounds)}, P(at least one killed) {f.p_killed:.4f}\n"
          f"  nearest of {res.pairings} {target.id} archetype pairings (distance {res.distance}):\n")
     for m in res.matches:
         emit(f"    {m.distance:7.3f}  {m.a} vs {m.b}: P(A wins) {m.figures.p_a_wins:.4f}, "
-             f"mean rounds {_rounds(m.figures.mean_rounds)}, P(death) {m.figures.p_death:.4f}\n")
+             f"mean rounds {_rounds(m.figures.mean_rounds)}, P(at least one killed) {m.figures.p_killed:.4f}\n")
     for s in res.skipped:
         emit(f"  skipped: {s}\n")
     return 0
@@ -353,7 +353,7 @@ def run_variants(ns: argparse.Namespace) -> int:
         row = {"variant": e.label, "effect": e.effect, "check max |dP|": e.check_max_dp, "check mean |dP|": e.check_mean_dp}
         if res.base_duel is not None:
             d = e.duel_delta or {}
-            row.update({"dP(A wins)": d.get("p_a_wins"), "dP(death)": d.get("p_death"), "d mean rounds": d.get("mean_rounds")})
+            row.update({"dP(A wins)": d.get("p_a_wins"), "dP(at least one killed)": d.get("p_killed"), "d mean rounds": d.get("mean_rounds")})
         row["note"] = e.note
         rows.append(row)
     title = f"{system.id} variants against {pairs(res.variants)}\neffect: the largest change in distance units " \
@@ -361,7 +361,7 @@ def run_variants(ns: argparse.Namespace) -> int:
     if res.base_duel is not None:
         bd = res.base_duel
         title += (f"\nduel {res.a['name']} (A) vs {res.b['name']} (B): P(A wins) {bd.p_a_wins:.4f}, "
-                  f"P(death) {bd.p_death:.4f}, mean rounds {_rounds(bd.mean_rounds)}")
+                  f"P(at least one killed) {bd.p_killed:.4f}, mean rounds {_rounds(bd.mean_rounds)}")
     emit(render(_frame(rows), "md", title=title))
     if res.base_duel is not None:
         emit("\n" + _policies_text(res))
@@ -394,11 +394,11 @@ def run_design(ns: argparse.Namespace) -> int:
     wish = res.wish
     emit(f"{system.id} design: {res.a['name']} (A) vs {res.b['name']} (B), {res.settings} settings of "
          f"{', '.join(res.vary)}\n  rules: {pairs(res.variants)}\n"
-         f"  wished: mean rounds {wish['rounds']:g}, P(death) {wish['lethality']:g}"
+         f"  wished: mean rounds {wish['rounds']:g}, P(at least one killed) {wish['lethality']:g}"
          + (f", P(A wins) {wish['p_win']:g}" if wish["p_win"] is not None else "") + f"\n  distance: {res.distance}\n")
     for p in res.best:
         f = p.figures
-        emit(f"  {p.distance:7.3f}  {pairs(p.setting)}: mean rounds {_rounds(f.mean_rounds)}, P(death) {f.p_death:.4f}, "
+        emit(f"  {p.distance:7.3f}  {pairs(p.setting)}: mean rounds {_rounds(f.mean_rounds)}, P(at least one killed) {f.p_killed:.4f}, "
              f"P(A wins) {f.p_a_wins:.4f}, P(B wins) {f.p_b_wins:.4f}\n")
     if res.skipped:
         emit(f"  skipped {len(res.skipped)} settings, e.g. {res.skipped[0]}\n")

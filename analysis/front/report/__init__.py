@@ -56,7 +56,7 @@ ITEMS = (
     Item("outcome_distributions", "worth", "outcomes", "check"),
     Item("skill_gap", "combat", "skill_gap", "duel"),
     Item("rounds", "combat", "rounds", "duel"),
-    Item("lethality", "lethality", "lethality", "duel"),
+    Item("lethality", "lethality", "lethality", "finishing"),
     Item("damage", "lethality", "hits_to_out", "attacks"),
     Item("variant_effects", "rules", "variants", "duel"),
     Item("policy_effects", "tactics", "policies", "duel"),
@@ -84,6 +84,9 @@ TEXT = {
         "model_check": "Exact (convolution of the dice).",
         "model_duel": "Exact (absorbing Markov chain over both fighters' conditions).",
         "model_attacks": "Exact (Markov chain over the defender's condition track; A attacks, B never strikes back).",
+        "model_finishing": "Exact (absorbing Markov chain over both fighters' conditions; then the winner's attacks on "
+                           "the helpless loser, one by one).",
+        "finished": "after_out=stop (0) or finish (1 to {n} attacks), killed = {lethal}",
         "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, killed = {lethal}",
         "changes": "What differs", "kind": "kind", "checks_diff": "P(success) of the standard check",
         "duels_diff": "Each archetype against itself ({ended})", "worth_diff": "P(success) bought by +1",
@@ -114,6 +117,9 @@ TEXT = {
         "model_check": "Точный расчёт (свёртка кубиков).",
         "model_duel": "Точный расчёт (поглощающая марковская цепь по состояниям обоих бойцов).",
         "model_attacks": "Точный расчёт (марковская цепь по треку состояния защитника; A атакует, B не отвечает).",
+        "model_finishing": "Точный расчёт (поглощающая марковская цепь по состояниям обоих бойцов, затем удары "
+                           "победителя по беспомощному, один за другим).",
+        "finished": "after_out=stop (0) или finish (от 1 до {n} ударов), погибшим считается {lethal}",
         "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, гибель = {lethal}",
         "changes": "Что отличается", "kind": "вид", "checks_diff": "P(успеха) стандартной проверки",
         "duels_diff": "Каждый архетип против себя ({ended})", "worth_diff": "Прирост P(успеха) от +1",
@@ -145,9 +151,13 @@ CAPTIONS = {
                   "ru": "P(победы A) от перевеса в попаданиях (слева) и от очков боевых навыков A сверх B (справа)."},
     "rounds": {"en": "P(the first fighter goes out in round r), no skill gap.",
                "ru": "P(первый боец выбывает в раунде r), без разницы в навыках."},
-    "lethality": {"en": "P(the fight ends with someone at the killed level), one line per system, against the skill "
-                        "gap.",
-                  "ru": "P(бой кончается чьей-то гибелью), одна линия на систему, от разницы в навыках."},
+    "lethality": {"en": "Left: P(at least one fighter ends at the killed level) against the attacks the winner may "
+                        "make on the helpless loser, one line per system, no skill gap. Right: how often the deciding "
+                        "blow alone leaves the loser at that level, per decided fight.",
+                  "ru": "Слева: P(хотя бы один боец кончает бой на уровне гибели) в зависимости от числа ударов, "
+                        "которые победитель может нанести беспомощному, по линии на систему, без разницы в навыках. "
+                        "Справа: как часто один решающий удар оставляет проигравшего на этом уровне, среди решённых "
+                        "боёв."},
     "damage": {"en": "P(B is out after at most k of A's damaging hits (left) or attacks (right)): the defender's "
                      "health or condition track counted in hits.",
                "ru": "P(B выведен из строя не более чем за k ранящих ударов (слева) или атак (справа) A): здоровье или "
@@ -201,7 +211,8 @@ def caption(item: Item, setup: Setup, lang: str) -> str:
             a, b = setup.fighters(sid)
             rules = lethality.duel_rules(setup.ruleset(sid))
             line += f"; {t['fighters'].format(a=a.name, b=b.name)}; "
-            line += t["ended"].format(after=rules.after_out, lethal=rules.lethal_at)
+            line += t["finished"].format(n=rules.finish_attacks, lethal=rules.lethal_at) if item.model == "finishing" \
+                else t["ended"].format(after=rules.after_out, lethal=rules.lethal_at)
         lines.setdefault(line, []).append(sid)
     parts = [CAPTIONS[item.name][lang], t[f"model_{item.model}"]]
     for line, sids in lines.items():
@@ -234,7 +245,7 @@ def build_report(out: str | Path = "reports", lang: str = "en", sections: Iterab
     for section in sections:
         title = TEXT[lang][section]
         titles.append((section, title))
-        html_parts = [f'<h2 id="{section}">{esc(title)}</h2>', findings_html(_findings(section, mine, setup, lang))]
+        html_parts = [f'<h2 id="{section}">{esc(title)}</h2>', findings_html(_findings(section, mine, lang))]
         if section == "tables":
             html_parts.append(_tables_html(mine, setup, lang, out, written))
         for item in (i for i in ITEMS if i.section == section):
@@ -267,12 +278,8 @@ def _named(setup: Setup, lang: str) -> Setup:
     return replace(setup, name=TEXT[lang]["names"].get(setup.name, setup.name))
 
 
-def _findings(section: str, tables: dict[str, pd.DataFrame], setup: Setup, lang: str) -> list[str]:
-    fn = findings.SECTION_FINDINGS[section]
-    if section == "lethality":
-        attacks = {setup.ruleset(s).finish_attacks for s in SYSTEM_IDS}
-        return [f.text for f in fn(tables, lang, finish_attacks=max(attacks))]
-    return [f.text for f in fn(tables, lang)]
+def _findings(section: str, tables: dict[str, pd.DataFrame], lang: str) -> list[str]:
+    return [f.text for f in findings.SECTION_FINDINGS[section](tables, lang)]
 
 
 def _figure_html(name: str, chart: Chart, csv: str, lang: str) -> str:

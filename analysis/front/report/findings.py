@@ -229,41 +229,88 @@ def _secs(lang: str, rounds: float, seconds: float | None) -> str:
 
 
 # --------------------------------------------------------------- lethality
-AFTER_OUT_WORDS = {
-    "en": {"stop": "the duel stops at the first out, so only the deciding blow can kill (finishing the helpless one "
-                   "is not modelled in every system yet)",
-           "finish": "the winner keeps attacking the helpless loser until the killed level or {n} more attacks"},
-    "ru": {"stop": "бой кончается на первом выводе из строя, так что убить может только решающий удар (добивание "
-                   "пока смоделировано не во всех системах)",
-           "finish": "победитель добивает беспомощного до уровня гибели или ещё {n} атак"},
-}
+LEVEL_WORDS = {"en": {"dying": "dying", "dead": "dead"}, "ru": {"dying": "«при смерти»", "dead": "«мёртв»"}}
 
 
-def lethality(t: Mapping[str, pd.DataFrame], lang: str, finish_attacks: int = 10) -> list[Finding]:
-    """How lethality is counted, the most and least lethal systems, undefined levels and hits to go down."""
+def ranking(values: Mapping[str, float]) -> list[str]:
+    """System ids, the largest value first (ties in the systems' order).
+
+    >>> ranking({"tun": 0.2, "kurs": 0.5, "tristat": 0.2})
+    ['kurs', 'tun', 'tristat']
+    """
+    return sorted(values, key=lambda s: -values[s])
+
+
+def overtakes(curves: Mapping[str, Mapping[int, float]]) -> list[tuple[int, str, str]]:
+    """``(k, x, y)`` each time system ``x`` passes ``y`` (more deaths) as the finishing attacks allowed grow to k.
+
+    >>> overtakes({"tun": {0: 0.0, 1: 0.6}, "kurs": {0: 0.2, 1: 0.5}})
+    [(1, 'tun', 'kurs')]
+    """
+    steps = sorted(next(iter(curves.values()))) if curves else []
+    out = []
+    for before, k in zip(steps, steps[1:]):
+        for x in curves:
+            for y in curves:
+                if curves[x][before] <= curves[y][before] + TOL and curves[x][k] > curves[y][k] + TOL:
+                    out.append((k, x, y))
+    return out
+
+
+def lethality(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
+    """What "killed" counts, the systems' order from the deciding blow alone to every finishing attack allowed,
+    what the order rests on, and hits to go down (or which systems have no killed level)."""
     leth = t["lethality"]
-    after, level = leth["after_out"].iloc[0], leth["lethal_at"].iloc[0]
-    level_word = {"en": {"dying": "dying", "dead": "dead"}, "ru": {"dying": "«при смерти»", "dead": "«гибель»"}}
-    out = [Finding("how", {"after_out": after, "lethal_at": level},
-                   _say(lang, "Killed means {lv} (lethal_at={lvid}), and after_out={a}: {w}.",
-                        "Гибель здесь — {lv} (lethal_at={lvid}), after_out={a}: {w}.",
-                        lv=level_word[lang][level], lvid=level, a=after,
-                        w=AFTER_OUT_WORDS[lang][after].format(n=finish_attacks)))]
-    zero = leth[leth["gap"] == 0].set_index("system")["p_killed"]
-    defined = {s: float(p) for s, p in zero.items() if pd.notna(p)}
-    if len(defined) >= 2:
-        most, least = _extremes(defined)
-        out.append(Finding("lethal", {"most": most, "least": least, "p": defined},
-                           _say(lang, "Without a skill gap the fight kills {a} of the time in {m} and {b} in {l}.",
-                                "Без разницы в навыках бой убивает в {a} случаев в {m} и в {b} — в {l}.",
-                                a=odds(lang, defined[most]), m=system_name(lang, most), b=odds(lang, defined[least]),
-                                l=system_name(lang, least))))
-    missing = [s for s, p in zero.items() if pd.isna(p)]
+    level = leth["lethal_at"].iloc[0]
+    most = int(leth["finish_attacks"].max())
+    out = [Finding("how", {"lethal_at": level, "finish_attacks": most},
+                   _say(lang, "Killed means {lv} (lethal_at={lvid}); each curve is P(at least one fighter killed) when "
+                              "the winner may strike the helpless loser 0 times (after_out=stop: the deciding blow "
+                              "alone) up to {n} times (after_out=finish).",
+                        "Погибшим здесь считается боец {lv} (lethal_at={lvid}); каждая кривая — P(хотя бы один "
+                        "погиб), если победитель может ударить беспомощного от 0 раз (after_out=stop: только "
+                        "решающий удар) до {n} раз (after_out=finish).",
+                        lv=LEVEL_WORDS[lang][level], lvid=level, n=most))]
+    curves = {s: dict(zip(p["finish_attacks"], p["p_killed"].astype(float))) for s, p in leth.groupby("system", sort=False)
+              if p["p_killed"].notna().all()}
+    if len(curves) >= 2:
+        first = ranking({s: c[0] for s, c in curves.items()})
+        last = ranking({s: c[most] for s, c in curves.items()})
+        blow = {s: float(p["p_deciding_blow"].iloc[0]) for s, p in leth.groupby("system", sort=False) if s in curves}
+
+        def listed(order: list[str], k: int) -> str:
+            return ", ".join(f"{system_name(lang, s)} {percent(lang, curves[s][k])}" for s in order)
+        out.append(Finding("order", {"stop": first, "finish": last, "p_stop": {s: c[0] for s, c in curves.items()},
+                                     "p_finish": {s: c[most] for s, c in curves.items()}, "blow": blow},
+                           _say(lang, "Most lethal first, at the deciding blow alone: {a}; with {n} finishing attacks: "
+                                      "{b}.",
+                                "От самой смертельной системы к наименее: при одном решающем ударе — {a}; при {n} "
+                                "добивающих ударах — {b}.", a=listed(first, 0), b=listed(last, most), n=most)))
+        passes = overtakes(curves)
+        never = [s for s in first if blow[s] <= TOL]
+        if passes:
+            k, x, y = passes[0]
+            text = _say(lang, "The order rests on how many finishing attacks a table allows: it changes {c} time(s) "
+                              "between 0 and {n}, first at {k} when {x} passes {y}; and on the deciding blow, which "
+                              "leaves the loser {lv} in {b} of decided fights.",
+                        "Порядок зависит от того, сколько добивающих ударов разрешено за столом: он меняется {c} раз(а) "
+                        "между 0 и {n}, впервые при {k}, когда {x} обгоняет {y}; и от решающего удара, который "
+                        "оставляет проигравшего {lv} в {b} решённых боёв.",
+                        c=len(passes), n=most, k=k, x=system_name(lang, x), y=system_name(lang, y),
+                        lv=LEVEL_WORDS[lang][level], b=_blows(lang, blow))
+        else:
+            text = _say(lang, "The order holds at every allowance from 0 to {n}: it rests on the deciding blow, which "
+                              "leaves the loser {lv} in {b} of decided fights.",
+                        "Порядок один и тот же при любом числе добивающих ударов от 0 до {n}: он держится на решающем "
+                        "ударе, который оставляет проигравшего {lv} в {b} решённых боёв.",
+                        n=most, lv=LEVEL_WORDS[lang][level], b=_blows(lang, blow))
+        out.append(Finding("rests_on", {"overtakes": passes, "never_at_the_blow": never}, text))
+    missing = [s for s, p in leth.groupby("system", sort=False) if p["p_killed"].isna().any()]
     if missing:
         out.append(Finding("undefined", {"systems": missing},
                            _say(lang, "{n}: not defined, the system has no {lv} level (shown as a gap, not 0).",
-                                "{n}: не определено, у системы нет уровня {lv} (на рисунке пропуск, а не 0).",
-                                n=_names(lang, missing), lv=level_word[lang][level])))
+                                "{n}: не определено, в системе нет уровня {lv} (на рисунке пропуск, а не 0).",
+                                n=_names(lang, missing), lv=LEVEL_WORDS[lang][level])))
     medians = median_to_out(t["hits_to_out"], "hits")
     if len(medians) >= 2:
         many, few = _extremes(medians)
@@ -274,7 +321,12 @@ def lethality(t: Mapping[str, pd.DataFrame], lang: str, finish_attacks: int = 10
                                 "{b} {wb}.",
                                 a=medians[few], f=system_name(lang, few), b=medians[many], m=system_name(lang, many),
                                 wa=_hits_ru(medians[few]), wb=_hits_ru(medians[many]))))
-    return out
+    return out[:4]
+
+
+def _blows(lang: str, blow: Mapping[str, float]) -> str:
+    """``2K 100%, ТУН 0.74%, …``: how often the deciding blow alone kills, largest first."""
+    return ", ".join(f"{system_name(lang, s)} {percent(lang, blow[s])}" for s in ranking(blow))
 
 
 def _hits_ru(n: int) -> str:

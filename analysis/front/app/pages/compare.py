@@ -167,7 +167,7 @@ def systems_view(res: Result, lang: str) -> tuple[list[Any], dict[str, pd.DataFr
     for sid, part in res.gaps.groupby("system", sort=False):
         fig2.line(part["gap"], part["p_a_wins"], system_name(lang, sid))
     fig2.integer_x()
-    gaps = res.gaps[["system", "gap", "hit_edge", "p_a_wins", "p_b_wins", "p_death", "p_incap", "mean_rounds"]]
+    gaps = res.gaps[["system", "gap", "hit_edge", "p_a_wins", "p_b_wins", "p_killed", "mean_rounds"]]
     aligned = res.aligned[["system", "value", "p_success", "modifier"]]
     cards = [views.card(lang, f"p_a_wins_{sid}", f"{system_name(lang, sid)}: {t(lang, 'p_a_wins')} (gap 0)",
                         float(part["p_a_wins"].iloc[0])) for sid, part in res.gaps.groupby("system", sort=False)]

@@ -1,4 +1,4 @@
-"""Design: search fighter parameters for the duel nearest a wished mean rounds, P(death) and P(A wins).
+"""Design: search fighter parameters for the duel nearest a wished mean rounds, P(at least one killed) and P(A wins).
 
 The search is :func:`analysis.tools.design.design`; the page times one duel first to estimate the whole search (the
 progress bar's scale) and refuses a search estimated above :data:`BUDGET` seconds, naming the command line instead.
@@ -82,7 +82,7 @@ def compute(state: Mapping[str, str]) -> Any:
 
 def view(res: Any, state: Mapping[str, str], lang: str) -> tuple[list[Any], dict[str, pd.DataFrame]]:
     rows = [{t(lang, "setting"): ", ".join(f"{k}={v}" for k, v in p.setting.items()),
-             t(lang, "mean_rounds"): p.figures.mean_rounds, t(lang, "p_death"): p.figures.p_death,
+             t(lang, "mean_rounds"): p.figures.mean_rounds, t(lang, "p_killed"): p.figures.p_killed,
              t(lang, "p_a_wins"): p.figures.p_a_wins, t(lang, "p_b_wins"): p.figures.p_b_wins,
              t(lang, "distance"): p.distance} for p in res.best]
     table = pd.DataFrame(rows)
@@ -95,7 +95,7 @@ def view(res: Any, state: Mapping[str, str], lang: str) -> tuple[list[Any], dict
         views.card(lang, "best", t(lang, "setting"), None, shown=", ".join(f"{k}={v}" for k, v in best.setting.items())),
         views.card(lang, "best_rounds", t(lang, "mean_rounds"), best.figures.mean_rounds,
                    shown=number(lang, best.figures.mean_rounds, 3)),
-        views.card(lang, "best_p_death", t(lang, "p_death"), best.figures.p_death),
+        views.card(lang, "best_p_killed", t(lang, "p_killed"), best.figures.p_killed),
         views.card(lang, "best_p_a_wins", t(lang, "p_a_wins"), best.figures.p_a_wins),
         views.card(lang, "best_distance", t(lang, "distance"), best.distance, shown=number(lang, best.distance, 3)),
     ]))

@@ -39,6 +39,8 @@ class Result:
     duel: Mapping[str, Any]
     exchanges: tuple[Any, Any]
     cli: str
+    finishing: tuple[float | None, ...] = ()
+    """P(at least one killed) with at most k finishing attacks allowed, k = 0 .. finish_attacks (exact only)."""
 
 
 def mc_panel(system_id: str, state: Mapping[str, str], lang: str) -> list[Any]:
@@ -76,7 +78,10 @@ def compute(state: Mapping[str, str]) -> Result:
     rules, a, b = rules_of(system, state), fighter_of(system, state, "a"), fighter_of(system, state, "b")
     exchanges = (system.exchange(rules, a, b), system.exchange(rules, b, a))
     if state.get("method", METHODS[0]) != "mc":
-        return Result(system.id, system.duel(rules, a, b).to_dict(), exchanges, command("duel", state))
+        duel = system.duel(rules, a, b).to_dict()
+        finished = duel if rules.after_out == "finish" else system.duel(rules.replace(after_out="finish"), a, b).to_dict()
+        curve = finished["p_killed_by_finish_attacks"] or [None] * (rules.finish_attacks + 1)
+        return Result(system.id, duel, exchanges, command("duel", state), tuple(curve))
     from sims.api import simulate_duel
     from sims.engine import check_n
 
@@ -104,6 +109,29 @@ def level_cards(d: Mapping[str, Any], side: str, lang: str) -> list[Any]:
         title = f"{side.upper()}: P({t(lang, level)})" + (f" = {d['lethal_at']}" if level == "killed" else "")
         out.append(views.card(lang, name, title, d.get(name), d.get(f"ci_{name}"), why=d["null_reasons"].get(name)))
     return out
+
+
+def finishing_view(res: Result, lang: str) -> tuple[list[Any], pd.DataFrame]:
+    """P(at least one killed) against the finishing attacks allowed (0: the fight stops at the first out), the
+    ruleset's own ending marked; the same curve as the report's lethality figure."""
+    d = res.duel
+    k_now = 0 if d["after_out"] == "stop" else int(d["variants"]["finish_attacks"])
+    ks = list(range(len(res.finishing)))
+    title = t(lang, "finishing_curve")
+    table = pd.DataFrame({t(lang, "finish_attacks"): ks, t(lang, "p_killed"): list(res.finishing)})
+    if res.finishing[0] is None:
+        return [html.H4(title), views.note(d["null_reasons"].get("p_killed", t(lang, "not_defined")))], table
+    fig = views.Figure(title, t(lang, "finish_attacks"), t(lang, "p_killed"))
+    fig.line(ks, list(res.finishing), t(lang, "p_killed"))
+    fig.vline(k_now, t(lang, "these_rules"))
+    fig.integer_x()
+    fig.y_range(0.0, 1.0)
+    cards = [views.card(lang, "p_killed", f"{t(lang, 'p_killed')} ({t(lang, 'these_rules')})", d.get("p_killed")),
+             views.card(lang, "p_killed_stop", f"{t(lang, 'p_killed')}: {t(lang, 'deciding_blow')}", res.finishing[0]),
+             views.card(lang, "p_killed_most", f"{t(lang, 'p_killed')}: {ks[-1]} {t(lang, 'finishing_attacks')}",
+                        res.finishing[-1])]
+    return [html.H4(title), views.cards(cards),
+            views.row([views.graph(fig, "finishing"), views.table("finishing", table, lang, title)])], table
 
 
 def exchange_view(ex: Any, tag: str, lang: str) -> tuple[list[Any], pd.DataFrame]:
@@ -148,6 +176,9 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     body += [views.cards(stats)] + ([views.note(d["rounds_note"])] if d.get("rounds_note") else [])
     body.append(views.row([views.graph(fig, "rounds"), views.table("rounds", rounds_table, lang, t(lang, "rounds"))]))
     tables = {"outcomes": outcomes_table(d), "rounds": rounds_table}
+    if res.finishing:
+        parts, tables["finishing"] = finishing_view(res, lang)
+        body += parts
     for ex, tag in zip(res.exchanges, ("ab", "ba")):
         parts, table = exchange_view(ex, tag, lang)
         body += parts
@@ -161,7 +192,7 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
 def outcomes_table(d: Mapping[str, Any]) -> pd.DataFrame:
     """Every outcome probability of the duel (with SE and interval under Monte Carlo; empty where undefined)."""
     names = ["p_a_wins", "p_b_wins", "p_both_out", "p_stalemate", "p_unfinished",
-             *(f"p_{s}_{lv}" for s in "ab" for lv in (*LEVELS, "killed")), "mean_rounds"]
+             *(f"p_{s}_{lv}" for s in "ab" for lv in (*LEVELS, "killed")), "p_killed", "mean_rounds"]
     rows = []
     for n in (n for n in names if n in d):
         ci = d.get(f"ci_{n}") or (None, None)
