@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from analysis.base.files import load_data
-from analysis.base.params import DicelabError, parse_pairs, shown
+from analysis.base.params import DicelabError, did_you_mean, parse_pairs, shown
 from analysis.engine.system import System
 
 META_KEYS = ("name", "note", "archetype")
@@ -37,7 +37,13 @@ def archetypes(system_id: str) -> dict[str, dict[str, Any]]:
 
 
 def build_fighter(system: System, entry: Mapping[str, Any], where: str) -> Any:
-    """A fighter from a mapping of parameters (text or values) plus the meta keys."""
+    """A fighter from a mapping of parameters (text or values) plus the meta keys; without a ``name``, an
+    archetype with changed fields is named after both (``maximus, armor 3``).
+
+    >>> from analysis.systems import get_system
+    >>> build_fighter(get_system("kurs"), {"archetype": "maximus", "armor": "3"}, "--a").name
+    'maximus, armor 3'
+    """
     entry = dict(entry)
     base_name = entry.pop("archetype", None)
     name = entry.pop("name", None)
@@ -45,7 +51,7 @@ def build_fighter(system: System, entry: Mapping[str, Any], where: str) -> Any:
     base = None
     if base_name is not None:
         base = archetype(system, str(base_name))
-        name = name or base.name
+        name = name or ", ".join([base.name, *(f"{k} {v}" for k, v in entry.items())])
     try:
         fighter = system.Fighter.from_text(entry, base=base)
     except DicelabError as err:
@@ -66,7 +72,8 @@ def archetype(system: System, name: str) -> Any:
     """A ready fighter by archetype name."""
     table = archetypes(system.id)
     if name not in table:
-        raise DicelabError(f"{system.id} archetype = {shown(name)} is not allowed; allowed: one of {', '.join(table)}")
+        raise DicelabError(f"{system.id} archetype = {shown(name)} is not allowed; allowed: one of {', '.join(table)}"
+                           f"{did_you_mean(name, table)}")
     return build_fighter(system, {"name": name, **table[name]}, f"{system.id} archetype {name!r}")
 
 
@@ -86,7 +93,7 @@ def load_fighter(system: System, spec: str, what: str = "fighter") -> Any:
     if "=" in spec:
         entry = parse_pairs(spec, what)
         require_content(system, entry, what)
-        return build_fighter(system, {"name": "inline fighter", **entry}, what)
+        return build_fighter(system, entry if "archetype" in entry else {"name": "inline fighter", **entry}, what)
     path = Path(spec)
     if path.suffix.lower() in (".toml", ".json"):
         data = load_data(path, "fighter file")

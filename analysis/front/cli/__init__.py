@@ -24,10 +24,10 @@ import traceback
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Sequence
+from typing import Any, Callable, Mapping, NoReturn, Sequence
 
 from analysis.base import __version__
-from analysis.base.params import DicelabError, ParamError, Spec, merge_pairs, shown
+from analysis.base.params import DicelabError, ParamError, Spec, merge_pairs, parse_probability, shown, suggest
 from analysis.engine.system import System
 from analysis.systems import SYSTEM_IDS, get_system
 
@@ -206,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if prog == "dicelab" and str(err).startswith("unrecognized arguments"):  # found after the command parsed
             w = wanted_from(args)
             prog = " ".join(word for word in ("dicelab", w.command, w.system) if word)
-        return _fail(prog, str(err), 2, f"try '{prog} --help'")
+        guess = meant(str(err), options_of(build_parser(args), args))
+        return _fail(prog, str(err), 2, (f"did you mean {guess}? " if guess else "") + f"try '{prog} --help'")
     except DicelabError as err:
         _debug()
         return _fail(label, str(err), 2)
@@ -219,6 +220,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - the last line of defence: one line, exit 1
         more = "" if _debug() else f" (set {DEBUG_ENV}=1 to see the traceback)"
         return _fail(label, f"internal error: {type(err).__name__}: {err}{more}", 1)
+
+
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+def meant(message: str, options: Sequence[str]) -> str | None:
+    """What a usage error's misspelt word most likely meant: a close choice (a command, a system, a value) or a
+    close option of the command (``--taget`` -> ``--target``).
+
+    >>> meant("argument SYSTEM: invalid choice: 'tristar' (choose from 'tristat', 'onesix')", [])
+    'tristat'
+    >>> meant("unrecognized arguments: --taget 7", ["--target", "--die"])
+    '--target'
+    """
+    m = _CHOICE.search(message)
+    if m:
+        return suggest(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
+    if message.startswith("unrecognized arguments:"):
+        names = {o.lstrip("-"): o for o in options}
+        for token in message.split(":", 1)[1].split():
+            found = suggest(token.split("=")[0].lstrip("-"), names) if token.startswith("-") else None
+            if found:
+                return names[found]
+    return None
+
+
+def options_of(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """The option strings of the deepest (sub)command ``argv`` names."""
+    for word in argv:
+        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if word.startswith("-") or sub is None or word not in sub.choices:
+            break
+        parser = sub.choices[word]
+    return [o for a in parser._actions for o in a.option_strings]
 
 
 def _fail(label: str, message: str, code: int, hint: str | None = None) -> int:
@@ -319,10 +354,29 @@ def add_rules_options(p: argparse.ArgumentParser, system: System) -> None:
                    "([onesix] success_threshold = 14); --variant overrides it")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help=f"set a rule variant, constant or duel option (repeatable; each name once); fields: {names}")
+    p.add_argument("--verbose", action="store_true", help="text output: echo every rule field, not only the ones "
+                   "that differ from the book (--json always holds them all)")
     for info in system.Rules.describe():
         if info.name in system.rule_flags:
             p.add_argument(f"--{info.name.replace('_', '-')}", dest=f"rule_{info.name}", metavar="VALUE",
                            help=f"{info.help}; {info.allowed}; default {info.default}")
+
+
+def rules_line(system_id: str, variants: Mapping[str, Any], verbose: bool = False) -> str:
+    """The rules echo of a text output: the fields that differ from the book (every field with ``verbose``).
+
+    >>> rules_line("onesix", {**get_system("onesix").Rules.defaults(), "in_die": "d6"})
+    "rules: the book's, except in_die=d6"
+    >>> rules_line("tun", get_system("tun").Rules.defaults())
+    "rules: the book's"
+    """
+    from analysis.present.tables import pairs
+
+    if verbose:
+        return f"rules: {pairs(variants)}"
+    book = get_system(system_id).Rules.defaults()
+    changed = {k: v for k, v in variants.items() if book.get(k) != v}
+    return "rules: the book's" + (f", except {pairs(changed)}" if changed else "")
 
 
 def add_params_options(p: argparse.ArgumentParser, cls: Any, prefix: str = "") -> None:
@@ -374,6 +428,20 @@ def typed(spec: Spec, name: str) -> Callable[[str], Any]:
 
     parse.__name__ = name
     return parse
+
+
+def probability(text: str) -> float:
+    """An argparse ``type=`` for a typed probability: ``0.75`` or ``75%`` (its range is the library's to check, so the
+    refusal is the library's).
+
+    >>> probability("75%"), probability("0.3")
+    (0.75, 0.3)
+    """
+    try:
+        return parse_probability(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a probability; allowed: a number such as 0.75 or a "
+                                         "percentage such as 75%") from None
 
 
 def emit(text: str) -> None:

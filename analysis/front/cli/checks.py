@@ -16,6 +16,7 @@ from analysis.front.cli import (
     params_from,
     per_system,
     rules_from,
+    rules_line,
 )
 from analysis.present.tables import FORMATS, pairs, prob, render, success_rows, text
 from analysis.systems import all_systems, get_system
@@ -59,6 +60,9 @@ def register(sub: Any) -> None:
     def add_table(p: argparse.ArgumentParser, system: Any) -> None:
         add_params_options(p, system.CheckArgs)
         add_rules_options(p, system)
+        p.add_argument("--from", dest="lo", type=int, metavar="N", help=f"the smallest {system.value} listed "
+                       "(default: the system's whole range)")
+        p.add_argument("--to", dest="hi", type=int, metavar="N", help=f"the largest {system.value} listed")
         p.add_argument("--format", choices=FORMATS, default="md", help="md (default), csv or json")
         p.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
@@ -125,14 +129,14 @@ def run_check(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(result.to_dict())
     else:
-        emit(format_check(result))
+        emit(format_check(result, ns.verbose))
     return 0
 
 
-def format_check(res: "CheckResult") -> str:
-    """A check result as text a designer reads at the table."""
-    lines = [f"{res.system} check: {pairs(res.params)}", f"  rules: {pairs(res.variants)}",
-             f"  P(success)   {prob(res.p_success)}"]
+def format_check(res: "CheckResult", verbose: bool = False) -> str:
+    """A check result as text a designer reads at the table: the answer first, then the special results, the rules
+    (the fields changed from the book; every field with ``verbose``) and the distribution."""
+    lines = [f"P(success) {prob(res.p_success)}  ({res.system} check: {pairs(res.params)})"]
     if res.p_critical is not None:
         lines.append(f"  P(critical)  {prob(res.p_critical)}")
     if res.p_fumble is not None:
@@ -141,6 +145,7 @@ def format_check(res: "CheckResult") -> str:
         lines.append(f"  {k:<12} {prob(v)}")
     if res.residual:
         lines.append(f"  residual     {res.residual:.3g}  (truncated mass of the unbounded explosion)")
+    lines.append(f"  {rules_line(res.system, res.variants, verbose)}")
     lines.append(f"  {res.outcome} distribution (value: P = k, P >= k):")
     d = res.distribution
     for k, p in d.to_dict().items():
@@ -154,9 +159,16 @@ def run_table(ns: argparse.Namespace) -> int:
     if ns.out is not None:
         check_output_path(ns.out)
     rules = rules_from(ns, system)
-    rows = success_rows(system, rules, params_from(ns, system.CheckArgs))
+    if ns.lo is not None and ns.hi is not None and ns.lo > ns.hi:
+        raise DicelabError(f"table: --from {ns.lo} --to {ns.hi} is an empty range; allowed: --from N --to M with N <= M")
+    rows = [r for r in success_rows(system, rules, params_from(ns, system.CheckArgs))
+            if (ns.lo is None or r[system.value] >= ns.lo) and (ns.hi is None or r[system.value] <= ns.hi)]
+    if not rows:
+        raise DicelabError(f"table: no {system.value} in {ns.lo if ns.lo is not None else '…'}.."
+                           f"{ns.hi if ns.hi is not None else '…'}; allowed: a range that meets the system's own")
     mode = "dice" if rows and "dice" in rows[0] else "mode"
-    body = render(rows, ns.format, title=f"# {system.title}: P(success) by {system.value}\n\nRules: {pairs(rules.to_dict())}",
+    echo = rules_line(system.id, rules.to_dict(), ns.verbose)
+    body = render(rows, ns.format, title=f"# {system.title}: P(success) by {system.value}\n\n{echo[0].upper()}{echo[1:]}",
                   pivot=(system.value, mode, "p_success"))
     if ns.out is not None:
         write_atomic(ns.out, body)
@@ -174,13 +186,12 @@ def run_opposed(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(res.to_dict())
         return 0
-    emit(f"{res.system} opposed: A {pairs(res.a)} vs B {pairs(res.b)}\n"
-         f"  rules: {pairs(res.variants)}\n"
-         f"  P(A wins) {prob(res.p_a_wins)}\n  P(tie)    {prob(res.p_tie)}  ({res.tie_rule})\n"
-         f"  P(B wins) {prob(res.p_b_wins)}\n")
+    emit(f"P(A wins) {prob(res.p_a_wins)}  ({res.system} opposed: A {pairs(res.a)} vs B {pairs(res.b)})\n"
+         f"  P(tie)    {prob(res.p_tie)}  ({res.tie_rule})\n  P(B wins) {prob(res.p_b_wins)}\n")
     for k, v in res.extra.items():
         if isinstance(v, float):
             emit(f"  {k:<17} {prob(v)}\n")
+    emit(f"  {rules_line(res.system, res.variants, ns.verbose)}\n")
     return 0
 
 

@@ -16,6 +16,7 @@ from analysis.front.cli import (
     params_from,
     per_system,
     rules_from,
+    rules_line,
 )
 from analysis.front.cli.combat import FIGHTER_HELP, _warnings, fighters_from
 from analysis.present.tables import pairs
@@ -107,12 +108,14 @@ def run_sim(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(res.to_dict())
         return _finish(res, "sim")
-    emit(f"{system.id} sim ({res.model} model, n={_n(res)}, seed={res.seed}): {res.a['name']} (A) vs {res.b['name']} (B)\n"
-         f"  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else ""))
+    lo, hi = res.p_a_wins.ci
+    emit(f"P(A wins) {res.p_a_wins.value:.6f} (95% CI [{lo:.6f}, {hi:.6f}])  ({system.id} sim, {res.model} model, "
+         f"n={_n(res)}, seed={res.seed}: {res.a['name']} (A) vs {res.b['name']} (B))\n")
+    _warnings(res.to_dict())
     emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
     if res.rounds_note:
         emit(f"  {res.rounds_note}\n")
-    _warnings(res.to_dict())
+    emit(f"  {rules_line(system.id, res.variants, ns.verbose)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else ""))
     return _finish(res, "sim")
 
 
@@ -135,9 +138,12 @@ def run_sim_check(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return _finish(res, "sim-check")
-    emit(f"{system.id} sim-check (n={_n(res)}, seed={res.seed}): {pairs(res.params)}\n  rules: {pairs(res.variants)}\n")
+    lo, hi = data["ci_p_success"]
+    emit(f"P(success) {data['p_success']:.6f} (95% CI [{lo:.6f}, {hi:.6f}])  ({system.id} sim-check, n={_n(res)}, "
+         f"seed={res.seed}: {pairs(res.params)})\n")
     for key in ("p_success", "p_critical", "p_fumble", "mean"):
         if key in data:
             lo, hi = data[f"ci_{key}"]
             emit(f"  {key:<10} {data[key]:.6f}  se {data[f'se_{key}']:.6f}  95% CI [{lo:.6f}, {hi:.6f}]\n")
+    emit(f"  {rules_line(system.id, res.variants, ns.verbose)}\n")
     return _finish(res, "sim-check")
