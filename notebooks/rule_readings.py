@@ -67,7 +67,12 @@ assert effect("kurs", "luck_tokens=1")["check_shift"] == effects["check_shift"].
 
 # %%
 options = compare.policy_effects(setup)
-options[["system", "option", "p_a_wins", "d_p_a_wins", "d_p_a_killed", "d_p_b_killed", "d_mean_rounds", "note"]]
+refused = options[options["d_p_a_wins"].isna()]
+Markdown("\n".join(f"* refused: `{r.option}` ({r.system}): {r.note}" for r in refused.itertuples()) or "* none refused")
+
+# %%
+options[options["d_p_a_wins"].notna()][["system", "option", "p_a_wins", "d_p_a_wins", "d_p_a_killed", "d_p_b_killed",
+                                        "d_mean_rounds"]].round(4)
 
 # %%
 plots.policy_effects(options)

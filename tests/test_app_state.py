@@ -150,7 +150,7 @@ def test_bad_input_gets_the_cli_message(capsys, page, state, line):
         return
     try:
         res = page.compute(state)
-        message = res.tune  # tune keeps its own part's message and still answers the rest of the page
+        message = str(res.tune)  # tune keeps its own part's refusal and still answers the rest of the page
     except DicelabError as err:
         message = str(err)
     assert message == cli_error(capsys, line)
@@ -188,7 +188,7 @@ def test_tune_page_is_tune_and_equiv():
 
 def test_tune_out_of_reach_keeps_the_rest_of_the_page():
     res = tune.compute({"system": "tun", "r.crits": "true", "p": "1"})  # the maximum roll always fails
-    assert isinstance(res.tune, str) and res.tune.startswith("no modifier brings this tun check")
+    assert isinstance(res.tune, DicelabError) and str(res.tune).startswith("no modifier brings this tun check")
     assert res.table.rows and res.equiv.value is not None
 
 
@@ -343,3 +343,52 @@ def test_a_dropdown_keeps_a_value_from_the_link_it_does_not_offer():
         children = getattr(node, "children", None)
         stack.extend(children if isinstance(children, list) else [children] if children is not None else [])
     assert keys == {"true", "false", "maybe"}
+
+
+# ------------------------------------------------------------ in Russian
+RU_VIEWS = [
+    *((checks, {"system": s}) for s in SYSTEM_IDS),
+    *((tune, {"system": s, "to": t}) for s, t in zip(SYSTEM_IDS, SYSTEM_IDS[1:] + SYSTEM_IDS[:1])),
+    (tune, {"system": "tun", "r.crits": "true", "p": "1"}),  # out of reach
+    (tune, {"system": "onesix", "p": "0.01"}),  # every modifier reaches it
+    *((duel, {"system": s}) for s in SYSTEM_IDS),
+    (duel, {"system": "kurs", "method": "mc", "n": "2000", "seed": "1"}),
+    (compare, {"mode": "variants", "system": "tristat", "r2.die": "8"}),
+    (compare, {"mode": "fighters", "system": "kurs", "a2": "maximus", "b2": "tiberius"}),
+    (compare, {"mode": "systems", "system": "tun", "system2": "kurs"}),
+    (design, {"system": "kurs", "a": "maximus", "b": "tiberius", "vary": "a.weapon=0..2", "rounds": "40"}),
+]
+RU_REFUSALS = [(page, state) for page, state, _ in BAD if state.get("system") != "dnd"] + [
+    (duel, {"system": "kurs", "a": "maximu"}), (checks, {"system": "tun", "r.sucess_rule": "le"}),
+    (duel, {"system": "tristat", "a.bdy": "5"}),
+]
+
+
+def test_every_string_the_russian_app_shows_is_russian():
+    """Every page in every mode and every system, its controls (names, tooltips, choices) and its results (cards,
+    notes, tables, figures), and its refusals: walked from the components, no English word left."""
+    from analysis.front.app.shell import Refused, frame, lang_select, nav, progress, refused_or, show
+    from tests.russian import component_texts, english_words
+
+    shown: dict[str, str] = {}
+    for page, state in RU_VIEWS:
+        body, _ = page.view(page.compute(state), state, "ru")
+        for text in component_texts([page.controls(state, "ru"), body]):
+            shown.setdefault(text, f"{page.__name__.rsplit('.', 1)[-1]} {state}")
+    for page, state in RU_REFUSALS:
+        job = type("Done", (), {"status": "done", "value": refused_or(page.compute, state)})()
+        body = show(job, page, state, "ru")[0]
+        assert isinstance(job.value, Refused) or "Ошибка" in " ".join(component_texts(body)), state
+        for text in component_texts(body):
+            shown.setdefault(text, f"refusal {state}")
+    for text in component_texts([nav("duel", {}, "ru"), lang_select("ru"), frame()]):
+        shown.setdefault(text, "frame")
+    slow = jobs_mod.Jobs(workers=1) if "workers" in jobs_mod.Jobs.__init__.__code__.co_varnames else jobs_mod.Jobs()
+    try:
+        job = slow.submit(("ru", 1), lambda: time.sleep(0.2), slot=("ru", "x"))
+        for text in component_texts(progress(job, "ru")):
+            shown.setdefault(text, "progress")
+    finally:
+        slow.close()
+    english = {text: (where, english_words(text)) for text, where in shown.items() if english_words(text)}
+    assert not english, list(english.items())[:10]

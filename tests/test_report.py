@@ -329,6 +329,19 @@ def test_russian_page_has_no_english_dice_or_raw_ids(russian):
     assert re.search(r"\d,\d%", text)
 
 
+def test_every_string_the_russian_report_shows_is_russian(russian):
+    """The whole page walked: its text, tables, captions, findings and every figure's titles, axes, legends, hover
+    texts and category names; no English word left (identifiers only as name=value, in code or beside their name)."""
+    from plotly.offline import get_plotlyjs
+
+    from tests.russian import english_words, html_texts
+
+    page = russian.replace(get_plotlyjs(), "")
+    assert page.count("Plotly.newPlot") == len(ITEMS)
+    english = {text: english_words(text) for text in html_texts(page) if english_words(text)}
+    assert not english, list(english.items())[:10]
+
+
 def test_russian_findings_and_legends(tables):
     for section in SECTIONS:
         for f in findings.SECTION_FINDINGS[section](tables, "ru"):
@@ -356,7 +369,7 @@ def test_captions_name_the_model_and_every_reading(tmp_path):
     check = caption(next(i for i in ITEMS if i.name == "success_curves"), setup, "en")
     assert "Exact" in check and "die=8" in check and "defense_clamp=false" in check and "book's rules" in check
     duel = caption(next(i for i in ITEMS if i.name == "lethality"), setup, "en")
-    assert "Markov" in duel and "after_out=stop (0) or finish (1 to 10 attacks)" in duel and "trained_armed" in duel
+    assert "Markov" in duel and "after_out=stop (0) or after_out=finish (1 to 10 attacks)" in duel and "trained_armed" in duel
 
 
 def test_variant_effects_share_one_signed_scale_per_measure(tables):

@@ -89,7 +89,7 @@ class ParamError(DicelabError):
     mean" for a close one."""
 
     def __init__(self, name: str, value: Any, allowed: str, where: str = "", options: Iterable[Any] = ()):
-        self.name, self.value, self.allowed, self.options = name, value, allowed, tuple(options)
+        self.name, self.value, self.allowed, self.where, self.options = name, value, allowed, where, tuple(options)
         prefix = f"{where}: " if where else ""
         tail = did_you_mean(value, self.options) if isinstance(value, str) else ""
         super().__init__(f"{prefix}{name} = {shown(value)} is not allowed; allowed: {allowed}{tail}")

@@ -77,6 +77,7 @@ class ExchangeResult:
     p_critical: float
     damage: Dist
     condition_after: Mapping[str, float]
+    """P(each condition of the defender after the attack), from fresh to worst (the track's order)."""
     notes: Sequence[str] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
     """System-specific figures (Tri-Stat: P(blocked), the stat-limit warnings...)."""
@@ -107,11 +108,14 @@ class ExchangeResult:
 
 
 def summarize(system: str, rules: Any, attacker: Any, defender: Any, branches: Sequence[Branch],
-              track: Track, label: Callable[[Any], str], notes: Sequence[str] = ()) -> ExchangeResult:
-    """An :class:`ExchangeResult` from the branches of one attack."""
+              track: Track, label: Callable[[Any], str], notes: Sequence[str] = (),
+              severity: Callable[[int], Any] | None = None) -> ExchangeResult:
+    """An :class:`ExchangeResult` from the branches of one attack; the defender's conditions after it are listed
+    from the lightest to the worst by ``severity`` (a key of a condition's index; default: the track's order)."""
     by_kind = {k: 0.0 for k in KINDS}
     crit = 0.0
     after: dict[str, float] = {}
+    rank: dict[str, int] = {}
     dmg = np.array([b.damage for b in branches], dtype=np.int64)
     probs = np.array([b.p for b in branches])
     for b in branches:
@@ -119,6 +123,8 @@ def summarize(system: str, rules: Any, attacker: Any, defender: Any, branches: S
         crit += b.p if b.critical else 0.0
         name = label(track.labels[b.condition])
         after[name] = after.get(name, 0.0) + b.p
+        key = (track.status[b.condition], severity(b.condition) if severity else b.condition)
+        rank[name] = min(rank.get(name, key), key)
     residual = max(0.0, 1.0 - float(probs.sum()))
     return ExchangeResult(
         system=system,
@@ -131,7 +137,7 @@ def summarize(system: str, rules: Any, attacker: Any, defender: Any, branches: S
         p_hit=by_kind["hit"],
         p_critical=crit,
         damage=Dist._from_arrays(dmg, probs, residual),
-        condition_after=dict(sorted(after.items(), key=lambda kv: -kv[1])),
+        condition_after=dict(sorted(after.items(), key=lambda kv: rank[kv[0]])),
         notes=tuple(notes),
     )
 

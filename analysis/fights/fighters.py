@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from analysis.base.files import load_data
-from analysis.base.params import DicelabError, did_you_mean, parse_pairs, shown
+from analysis.base.params import DicelabError, ParamError, parse_pairs, shown
 from analysis.engine.system import System
 
 META_KEYS = ("name", "note", "archetype")
@@ -54,6 +54,9 @@ def build_fighter(system: System, entry: Mapping[str, Any], where: str) -> Any:
         name = name or ", ".join([base.name, *(f"{k} {v}" for k, v in entry.items())])
     try:
         fighter = system.Fighter.from_text(entry, base=base)
+    except ParamError as err:
+        raise ParamError(err.name, err.value, err.allowed, f"{where}: {err.where}" if err.where else where,
+                         err.options) from None
     except DicelabError as err:
         raise DicelabError(f"{where}: {err}") from None
     return fighter.replace_meta(name=str(name or where), note=str(note or getattr(base, "note", "")))
@@ -72,8 +75,7 @@ def archetype(system: System, name: str) -> Any:
     """A ready fighter by archetype name."""
     table = archetypes(system.id)
     if name not in table:
-        raise DicelabError(f"{system.id} archetype = {shown(name)} is not allowed; allowed: one of {', '.join(table)}"
-                           f"{did_you_mean(name, table)}")
+        raise ParamError(f"{system.id} archetype", name, f"one of {', '.join(table)}", options=table)
     return build_fighter(system, {"name": name, **table[name]}, f"{system.id} archetype {name!r}")
 
 

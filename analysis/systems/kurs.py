@@ -715,7 +715,9 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
         notes.append("the first attack of a fight: B has not had a turn, so its stance trade does not hold yet")
     if rules.luck_tokens:
         notes.append(LUCK_NOTE.format(b=rules.luck_bonus))
-    return summarize("kurs", rules, att, dfn, branches, side_of(rules, dfn, "b").track, condition_label, notes)
+    track = side_of(rules, dfn, "b").track
+    return summarize("kurs", rules, att, dfn, branches, track, condition_label, notes,
+                     severity=lambda i: tuple(reversed(getattr(track.labels[i], "boxes", ()))))
 
 
 def first_attack(rules: Rules, a: Fighter, b: Fighter) -> float:

@@ -63,6 +63,8 @@ class VariantEffect:
     duel: DuelFigures | None = None
     duel_delta: Mapping[str, float] | None = None
     note: str = ""
+    check_applies: bool = True
+    """False when the check table already runs over the field (Tri-Stat's die): its check change is not applicable."""
 
     @property
     def effect(self) -> float:
@@ -79,7 +81,8 @@ class VariantEffect:
         return {"name": self.name, "value": value, "label": self.label, "effect": self.effect,
                 "check_max_dp": self.check_max_dp, "check_mean_dp": self.check_mean_dp, "cases": self.cases,
                 "duel": self.duel.to_dict() if self.duel else None,
-                "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note}
+                "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note,
+                "check_applies": self.check_applies}
 
 
 @dataclass(frozen=True)
@@ -176,12 +179,14 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
     dimensions = {n for _, r, _ in system.table_cases(base, args) for n in system.Rules.specs() if getattr(r, n) != getattr(base, n)}
     for (name, value, label), (mx, mean, n), duel in zip(rule_alts, checks, duels):
         note = f"the check table runs over every {name}, so it does not change" if name in dimensions else ""
+        applies = name not in dimensions
         if isinstance(duel, str):
-            effects.append(VariantEffect(name, value, label, mx, mean, n, note="; ".join(filter(None, [note, f"duel skipped: {duel}"]))))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, note="; ".join(filter(None, [note, f"duel skipped: {duel}"])),
+                                         check_applies=applies))
         elif duel is None:
-            effects.append(VariantEffect(name, value, label, mx, mean, n, note=note))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, note=note, check_applies=applies))
         else:
-            effects.append(VariantEffect(name, value, label, mx, mean, n, duel, duel.delta(base_duel), note))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, duel, duel.delta(base_duel), note, applies))
     effects.sort(key=lambda e: -e.effect)
     return VariantReport(system.id, base.to_dict(), args.to_dict(),
                          describe_fighter(a, base) if a is not None else None,

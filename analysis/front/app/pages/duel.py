@@ -23,7 +23,9 @@ from analysis.front.app import views
 from analysis.front.app.controls import fields, fighter_panel, rules_panel, section, select, system_select
 from analysis.front.app.model import command, fighter_of, rules_of, system_of, typed
 from analysis.front.app.state import group
-from analysis.front.app.text import number, t
+from analysis.front.app.text import count, field_label, number, t
+from analysis.present.phrases import level_missing, track_label, value_label
+from analysis.systems import get_system
 
 KEYS = ("lang", "system", "method", "n", "seed", "model", "a", "b", "r.", "a.", "b.", "o.")
 METHODS = ("exact", "mc")
@@ -57,7 +59,8 @@ def mc_panel(system_id: str, state: Mapping[str, str], lang: str) -> list[Any]:
 
     options = sim_module(system_id).Options
     children = [box("n", DEFAULT_N), box("seed", DEFAULT_SEED),
-                select("model", [(m, m) for m in MODELS], state.get("model", MODELS[0]), MODELS[0], t(lang, "model")),
+                select("model", [(m, value_label(lang, m)) for m in MODELS], state.get("model", MODELS[0]), MODELS[0],
+                       t(lang, "model")),
                 *fields("o", options.describe(), options.specs(), state, options.defaults(), lang, system_id)]
     return [section(t(lang, "mc_options"), children)]
 
@@ -103,11 +106,13 @@ def outcome_cards(d: Mapping[str, Any], lang: str) -> list[Any]:
 
 def level_cards(d: Mapping[str, Any], side: str, lang: str) -> list[Any]:
     """A fighter's P(out), P(dying), P(dead) and P(killed): ``not defined`` with the reason where the system lacks it."""
+    system = get_system(d["system"])
     out = []
     for level in (*LEVELS, "killed"):
         name = f"p_{side}_{level}"
-        title = f"{side.upper()}: P({t(lang, level)})" + (f" = {d['lethal_at']}" if level == "killed" else "")
-        out.append(views.card(lang, name, title, d.get(name), d.get(f"ci_{name}"), why=d["null_reasons"].get(name)))
+        title = f"{side.upper()}: P({t(lang, level)})" + (f": {t(lang, d['lethal_at'])}" if level == "killed" else "")
+        why = level_missing(lang, system, d["lethal_at"] if level == "killed" else level)
+        out.append(views.card(lang, name, title, d.get(name), d.get(f"ci_{name}"), why=why))
     return out
 
 
@@ -121,7 +126,7 @@ def finishing_view(res: Result, lang: str) -> tuple[list[Any], pd.DataFrame]:
     table = pd.DataFrame({t(lang, "finish_attacks"): ks, t(lang, "p_killed"): list(res.finishing)})
     if res.finishing[0] is None:
         return [html.H4(title), views.note(d["null_reasons"].get("p_killed", t(lang, "not_defined")))], table
-    fig = views.Figure(title, t(lang, "finish_attacks"), t(lang, "p_killed"))
+    fig = views.Figure(title, t(lang, "finish_attacks"), t(lang, "p_killed"), lang=lang)
     fig.line(ks, list(res.finishing), t(lang, "p_killed"))
     fig.vline(k_now, t(lang, "these_rules"))
     fig.integer_x()
@@ -138,18 +143,20 @@ def exchange_view(ex: Any, tag: str, lang: str) -> tuple[list[Any], pd.DataFrame
     """One attack: its kinds, its damage distribution, and the defender's condition after it on their track."""
     att, dfn = ex.attacker["name"], ex.defender["name"]
     derived = ex.defender.get("derived") or {}
-    track = ", ".join(f"{k} {v}" for k, v in derived.items())
+    track = ", ".join(f"{field_label(lang, k, ex.system)} {v}" if field_label(lang, k, ex.system) != k else f"{k}={v}"
+                      for k, v in derived.items())
     kinds = [views.card(lang, f"{tag}_{k}", t(lang, k), getattr(ex, k)) for k in
              ("p_miss", "p_defended", "p_graze", "p_hit", "p_critical") if k != "p_graze" or ex.p_graze]
     dmg = ex.damage.to_dict()
     fig = views.Figure(f"{att} {t(lang, 'attacks')} {dfn}: {t(lang, 'damage')}", t(lang, "damage"),
-                       t(lang, "probability"))
+                       t(lang, "probability"), lang=lang)
     fig.bar(list(dmg), list(dmg.values()))
+    fig.x_range_of(list(dmg), list(dmg.values()))
     fig.integer_x()
     after = ex.condition_after
-    fig2 = views.Figure(f"{t(lang, 'condition_after')}" + (f" ({track})" if track else ""), t(lang, "defender_track"),
-                        t(lang, "probability"))
-    fig2.bar([str(k) for k in after], list(after.values()))
+    fig2 = views.Figure(t(lang, "condition_after"), t(lang, "defender_track"), t(lang, "probability"), lang=lang,
+                        subtitle=track)
+    fig2.bar([track_label(lang, str(k)) for k in after], list(after.values()))
     table = pd.DataFrame({t(lang, "damage"): list(dmg), t(lang, "probability"): list(dmg.values())})
     return [html.H4(f"{t(lang, 'exchange')}: {att} → {dfn}"), views.cards(kinds),
             views.row([views.graph(fig, f"damage-{tag}"), views.graph(fig2, f"after-{tag}")])], table
@@ -159,12 +166,12 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     d = res.duel
     mc = d.get("method") == "monte_carlo"
     title = t(lang, "duel_of", a=d["a"]["name"], b=d["b"]["name"])
-    method = f"{t(lang, 'mc')} (n = {d['n']:,})" if mc else t(lang, "exact")
+    method = f"{t(lang, 'mc')} (n = {count(lang, d['n'])})" if mc else t(lang, "exact")
     body: list[Any] = [html.H3(f"{title} · {method}"),
                        views.cards(outcome_cards(d, lang)), html.H4(t(lang, "outcomes")),
                        views.cards(level_cards(d, "a", lang)), views.cards(level_cards(d, "b", lang))]
     rounds = {int(k): v for k, v in d["rounds"].items()}
-    fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"))
+    fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"), lang=lang)
     fig.bar(list(rounds), list(rounds.values()))
     fig.integer_x()
     mean = d.get("mean_rounds")
@@ -175,7 +182,7 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     rounds_table = pd.DataFrame({t(lang, "round"): list(rounds), t(lang, "probability"): list(rounds.values())})
     body += [views.cards(stats)] + ([views.note(d["rounds_note"])] if d.get("rounds_note") else [])
     body.append(views.row([views.graph(fig, "rounds"), views.table("rounds", rounds_table, lang, t(lang, "rounds"))]))
-    tables = {"outcomes": outcomes_table(d), "rounds": rounds_table}
+    tables = {"outcomes": outcomes_table(d, lang), "rounds": rounds_table}
     if res.finishing:
         parts, tables["finishing"] = finishing_view(res, lang)
         body += parts
@@ -184,18 +191,35 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         body += parts
         tables[f"damage_{tag}"] = table
     body.append(views.table("outcomes", tables["outcomes"], lang, t(lang, "outcomes")))
-    model = d.get("model", "exact") + (f", n = {d['n']}, seed = {d['seed']}" if mc else "")
+    model = value_label(lang, d.get("model", "exact")) + (f", n = {count(lang, d['n'])}, {t(lang, 'seed')} = "
+                                                          f"{d['seed']}" if mc else "")
     body.append(views.echo(lang, res.system, d["variants"], d["house_rules"], res.cli, model))
     return body, tables
 
 
-def outcomes_table(d: Mapping[str, Any]) -> pd.DataFrame:
-    """Every outcome probability of the duel (with SE and interval under Monte Carlo; empty where undefined)."""
+def outcomes_table(d: Mapping[str, Any], lang: str = "en") -> pd.DataFrame:
+    """Every outcome probability of the duel (with SE and interval under Monte Carlo; empty where undefined), its
+    headers and quantities in ``lang``."""
     names = ["p_a_wins", "p_b_wins", "p_both_out", "p_stalemate", "p_unfinished",
              *(f"p_{s}_{lv}" for s in "ab" for lv in (*LEVELS, "killed")), "p_killed", "mean_rounds"]
+    system = get_system(d["system"])
     rows = []
     for n in (n for n in names if n in d):
         ci = d.get(f"ci_{n}") or (None, None)
-        rows.append({"quantity": n, "value": d[n], "se": d.get(f"se_{n}"), "ci_low": ci[0], "ci_high": ci[1],
-                     "note": d.get("null_reasons", {}).get(n, "")})
-    return pd.DataFrame(rows)
+        level = n[4:] if n[2:4] in ("a_", "b_") and n[4:] in (*LEVELS, "killed") else "killed" if n == "p_killed" else ""
+        why = level_missing(lang, system, d["lethal_at"] if level == "killed" else level) if level else None
+        rows.append({"quantity": quantity(lang, n), "value": d[n], "se": d.get(f"se_{n}"), "ci_low": ci[0],
+                     "ci_high": ci[1], "note": why or ""})
+    return pd.DataFrame(rows).rename(columns={c: t(lang, f"col_{c}") for c in ("quantity", "value", "se", "ci_low",
+                                                                                 "ci_high", "note")})
+
+
+def quantity(lang: str, name: str) -> str:
+    """An outcome's name as the page writes it (``P(A out)``, ``P(победы A)``…).
+
+    >>> quantity("en", "p_a_dying"), quantity("ru", "p_b_killed"), quantity("ru", "mean_rounds")
+    ('A: P(dying)', 'B: P(убит)', 'раундов в среднем')
+    """
+    if name[2:4] in ("a_", "b_") and name[4:] in (*LEVELS, "killed"):
+        return f"{name[2].upper()}: P({t(lang, name[4:])})"
+    return t(lang, name)
