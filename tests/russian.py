@@ -81,6 +81,7 @@ def figure_texts(data: list[dict], layout: dict) -> Iterator[str]:
     for trace in data:
         yield str(trace.get("name", "") or "")
         yield from (str(h) for h in (trace.get("hovertext") or []))
+        yield from (t for t in (trace.get("text") or []) if isinstance(t, str))
         for axis in ("x", "y"):
             yield from (v for v in (trace.get(axis) or []) if isinstance(v, str))
 

@@ -398,3 +398,16 @@ def test_long_work_shows_progress_then_the_answer_and_can_be_cancelled(page, app
     page.wait_for_selector("#progress [role=progressbar]")
     page.locator("#progress button").click()
     page.wait_for_function("document.body.innerText.includes('Cancelled.')")
+
+
+@needs_browser
+def test_russian_takes_a_decimal_comma_and_shows_one(page, app):
+    tri = get_system("tristat")
+    open_page(page, app, "/tune?system=tristat&c.target=7&lang=ru")
+    change(page, field("p"), "0,9", "p_at_modifier", press_enter=True)
+    page.wait_for_function("window.location.search.includes('p=0.9')")
+    expected = tune(tri, tri.rules(), tri.args(target=7), 0.9)
+    assert value(page, "p_at_modifier") == expected.p_at_modifier
+    assert page.inner_text("#out-p_at_modifier") == f"{expected.p_at_modifier:.6f}".replace(".", ",")
+    ticks = page.locator("#fig-tune .xtick text").all_inner_texts()
+    assert ticks and any("," in t for t in ticks) and not any("." in t for t in ticks)

@@ -392,3 +392,15 @@ def test_every_string_the_russian_app_shows_is_russian():
         slow.close()
     english = {text: (where, english_words(text)) for text, where in shown.items() if english_words(text)}
     assert not english, list(english.items())[:10]
+
+
+def test_a_probability_may_be_typed_as_a_percentage_and_with_a_decimal_comma():
+    from analysis.front.app.state import from_screen, on_screen
+
+    assert tune.compute({"system": "tristat", "c.target": "7", "p": "75%"}).tune == \
+        tune.compute({"system": "tristat", "c.target": "7", "p": "0.75"}).tune
+    wish = design.wish({"lethality": "30%", "pwin": "60%", "rounds": "4.5"})
+    assert wish == {"rounds": 4.5, "lethality": 0.3, "pwin": 0.6, "top": 5}
+    assert from_screen("ru", "p", "0,9") == "0.9" and on_screen("ru", "p", "0.9") == "0,9"
+    assert from_screen("ru", "r.dk_faces", "-1,0,1") == "-1,0,1"  # a list keeps its commas
+    assert update({}, {"p": from_screen("ru", "p", "0,75")}, {"p": "0.75"}) == {}  # the default, typed in Russian

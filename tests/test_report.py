@@ -27,7 +27,7 @@ from analysis.front.report import ITEMS, SECTIONS, build_report, compute, findin
 from analysis.front.report.config import load_setup
 from analysis.present import plots
 from analysis.present.chart import Chart
-from analysis.present.i18n import percent, system_name
+from analysis.present.i18n import label, percent, system_name
 from analysis.systems import SYSTEM_IDS, get_system
 from analysis.tools import compare
 from analysis.tools.compare import fifty_point, success_curves
@@ -144,7 +144,7 @@ def test_combat_and_lethality_findings_hold(tables):
                       - gap.query("system == @s and gap == 0")["p_a_wins"].iloc[0]) for s in SYSTEM_IDS}
     assert said["decisive"].facts["most"] == max(moved, key=moved.get)
     assert said["decisive"].facts["least"] == min(moved, key=moved.get)
-    assert system_name("en", max(moved, key=moved.get)) in said["decisive"].text
+    assert label("en", "short", max(moved, key=moved.get)) in said["decisive"].text
     rounds = gap[gap["gap"] == 0].set_index("system")["mean_rounds"]
     assert said["length"].facts["shortest"] == rounds.idxmin() and said["length"].facts["longest"] == rounds.idxmax()
     leth = {f.key: f for f in findings.lethality(tables, "en")}
@@ -155,7 +155,7 @@ def test_combat_and_lethality_findings_hold(tables):
         at = t[t["finish_attacks"] == k].set_index("system")["p_killed"]
         order = sorted(at.index, key=lambda s: (-at[s], SYSTEM_IDS.index(s)))
         assert leth["order"].facts[key] == order
-        shown = ", ".join(f"{system_name('en', s)} {percent('en', at[s])}" for s in order)
+        shown = ", ".join(f"{label('en', 'short', s)} {percent('en', at[s])}" for s in order)
         assert shown in leth["order"].text
     wide = t.pivot(index="finish_attacks", columns="system", values="p_killed")
     orders = [sorted(SYSTEM_IDS, key=lambda s, row=row: -row[s]) for _, row in wide.iterrows()]
@@ -274,7 +274,10 @@ def test_lethal_at_dead_is_not_defined_where_a_system_has_no_dead():
     assert all(system_name("en", s) in chart.panels[0].note for s in missing)
     said = {f.key: f for f in findings.lethality({"lethality": t, "hits_to_out": lethality.hits_to_out("tun")}, "en")}
     assert said["undefined"].facts["systems"] == [s for s in SYSTEM_IDS if s in missing]
-    assert set(said["order"].facts["stop"]) == set(SYSTEM_IDS) - missing
+    if len(SYSTEM_IDS) - len(missing) >= 2:
+        assert set(said["order"].facts["stop"]) == set(SYSTEM_IDS) - missing
+    else:  # one system with a dead level: nothing to order
+        assert "order" not in said
 
 
 @pytest.mark.skipif(not BROWSER and not os.environ.get("DICELAB_REQUIRE_BROWSER"), reason="no chromium on this machine")
@@ -294,7 +297,7 @@ def test_figures_render_alone_in_a_headless_browser(report, tmp_path):
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         page.on("request", lambda r: requests.append(r.url))
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(alone.as_uri())
+        page.goto(alone.as_uri(), timeout=180_000)  # plotly.js and twelve figures: slow on a busy machine
         page.wait_for_function("document.querySelectorAll('.plotly-graph-div .main-svg').length > 0")
         drawn = page.evaluate("""Array.from(document.querySelectorAll('.plotly-graph-div')).map(d => [d.id,
             d.querySelectorAll('.main-svg').length, d.querySelectorAll('.scatterlayer .trace, .barlayer .trace').length,

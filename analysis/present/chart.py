@@ -281,9 +281,11 @@ def _draw_plotly(fig: Any, go: Any, panel: Panel, row: int, col: int, index: int
     for v in panel.vlines:
         fig.add_shape(type="line", xref=f"x{suffix}", yref=f"y{suffix} domain", x0=v, x1=v, y0=0, y1=1,
                       line={"color": "grey", "width": 1, "dash": "dot"})
-    for category, text in panel.marks:
-        fig.add_annotation(text=text, x=0, y=category, xref=f"x{suffix}", yref=f"y{suffix}", showarrow=False,
-                           xanchor="left", font={"size": 10, "color": "#666"})
+    if panel.marks:  # one text trace, not an annotation per row: a page of them stays quick to draw
+        fig.add_trace(go.Scatter(x=[0.0] * len(panel.marks), y=[c for c, _ in panel.marks], mode="text",
+                                 text=[f" {t}" for _, t in panel.marks], textposition="middle right",
+                                 textfont={"size": 10, "color": "#666"}, showlegend=False, hoverinfo="skip"),
+                      row=row, col=col)
     if panel.note:
         fig.add_annotation(text="<br>".join(textwrap.wrap(panel.note, 48)), xref=f"x{suffix} domain",
                            yref=f"y{suffix} domain", x=0.5, y=0.5, showarrow=False, font={"size": 11, "color": "#555"})
