@@ -19,7 +19,8 @@ from tests import brute
 
 pytest.importorskip("dash")
 
-from analysis.front.app.pages import checks, compare as compare_page, duel  # noqa: E402
+from analysis.front.app.pages import checks, duel  # noqa: E402
+from analysis.front.app.pages import compare as compare_page  # noqa: E402
 
 
 def figure(body, name: str) -> dict:
@@ -92,7 +93,6 @@ def test_two_setups_compare_over_both_ranges():
     state = {"mode": "variants", "system": "tristat", "r2.die": "8"}
     body, tables = compare_page.view(compare_page.compute(state), state, "en")
     curve = tables["checks"]
-    tri = get_system("tristat")
     for column, die in (("Setup 1", 6), ("Setup 2", 8)):
         part = curve[curve[column].notna()]
         assert set(range(2, 2 * die + 1)) <= set(part["target"])

@@ -566,3 +566,12 @@ def test_the_rules_echo_names_only_what_differs_from_the_book(capsys):
     from analysis import get_system
 
     assert set(full["variants"]) == set(get_system("onesix").Rules.defaults())
+
+
+def test_report_sections_option_names_the_reports_sections(capsys, tmp_path):
+    from analysis.front.cli.report import SECTIONS as CLI_SECTIONS
+    from analysis.front.report import SECTIONS
+
+    assert CLI_SECTIONS == SECTIONS
+    code, _, err = run(capsys, "report", "--out", str(tmp_path), "--sections", "checks,lethal")
+    assert code == 2 and "sections" in err and "lethality" in err and not any(tmp_path.iterdir())

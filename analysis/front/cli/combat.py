@@ -8,7 +8,16 @@ from typing import Any
 from analysis.base.params import parse_pairs
 from analysis.engine.combat import describe_fighter, parse_rolls
 from analysis.fights.fighters import archetypes, load_fighter
-from analysis.front.cli import DEAD_NOTE, add_rules_options, command, emit, emit_json, per_system, rules_from, rules_line
+from analysis.front.cli import (
+    DEAD_NOTE,
+    add_rules_options,
+    command,
+    emit,
+    emit_json,
+    per_system,
+    rules_from,
+    rules_line,
+)
 from analysis.present.tables import pairs, prob
 from analysis.systems import all_systems, get_system
 

@@ -282,19 +282,19 @@ def lethality(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
         never = [s for s in first if blow[s] <= TOL]
         if passes:
             k, x, y = passes[0]
-            text = _say(lang, "The order rests on how many finishing attacks a table allows: it changes {c} time(s) "
-                              "between 0 and {n}, first at {k} when {x} passes {y}; and on the deciding blow, which "
-                              "leaves the loser {lv} in {b} of decided fights.",
-                        "Порядок зависит от того, сколько добивающих ударов разрешено за столом: он меняется {c} раз(а) "
-                        "между 0 и {n}, впервые при {k}, когда {x} обгоняет {y}; и от решающего удара, который "
-                        "оставляет проигравшего {lv} в {b} решённых боёв.",
-                        c=len(passes), n=most, k=k, x=_sys(lang, x), y=_sys(lang, y),
-                        lv=LEVEL_WORDS[lang][level], b=_blows(lang, blow))
+            text = _say(lang, "The order rests on how many finishing attacks a table allows — it changes {c} between "
+                              "0 and {n}, first at {k} {att}, when {x} passes {y} — and on the deciding blow, which "
+                              "alone leaves the loser {lv} in this share of decided fights: {b}.",
+                        "Порядок зависит от того, сколько добивающих ударов разрешено за столом, — он меняется {c} "
+                        "между 0 и {n}, впервые при {k} {att}, когда {x} обгоняет {y}, — и от решающего удара, "
+                        "который сам оставляет проигравшего {lv} в такой доле решённых боёв: {b}.",
+                        c=_times(lang, len(passes)), n=most, k=k, att=_attacks(lang, k), x=_sys(lang, x),
+                        y=_sys(lang, y), lv=LEVEL_WORDS[lang][level], b=_blows(lang, blow))
         else:
-            text = _say(lang, "The order holds at every allowance from 0 to {n}: it rests on the deciding blow, which "
-                              "leaves the loser {lv} in {b} of decided fights.",
-                        "Порядок один и тот же при любом числе добивающих ударов от 0 до {n}: он держится на решающем "
-                        "ударе, который оставляет проигравшего {lv} в {b} решённых боёв.",
+            text = _say(lang, "The order holds at every allowance from 0 to {n} finishing attacks: it rests on the "
+                              "deciding blow, which alone leaves the loser {lv} in this share of decided fights: {b}.",
+                        "Порядок один и тот же при любом числе добивающих ударов от 0 до {n}: он держится на "
+                        "решающем ударе, который сам оставляет проигравшего {lv} в такой доле решённых боёв: {b}.",
                         n=most, lv=LEVEL_WORDS[lang][level], b=_blows(lang, blow))
         out.append(Finding("rests_on", {"overtakes": passes, "never_at_the_blow": never}, text))
     missing = [s for s, p in leth.groupby("system", sort=False) if p["p_killed"].isna().any()]
@@ -314,6 +314,30 @@ def lethality(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                 a=medians[few], f=_sys(lang, few), b=medians[many], m=_sys(lang, many),
                                 wa=_hits_ru(medians[few]), wb=_hits_ru(medians[many]))))
     return out[:4]
+
+
+def _times(lang: str, n: int) -> str:
+    """``once``, ``twice``, ``3 times`` (``один раз``, ``2 раза``, ``5 раз``).
+
+    >>> _times("en", 2), _times("ru", 2), _times("ru", 5), _times("ru", 21)
+    ('twice', '2 раза', '5 раз', '21 раз')
+    """
+    if lang == "en":
+        return {1: "once", 2: "twice"}.get(n, f"{n} times")
+    if n % 10 == 1 and n % 100 != 11:
+        return "один раз" if n == 1 else f"{n} раз"
+    return f"{n} раза" if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14 else f"{n} раз"
+
+
+def _attacks(lang: str, n: int) -> str:
+    """``attack(s)`` / ``добивающем ударе`` agreeing with ``n`` after «при».
+
+    >>> _attacks("en", 1), _attacks("ru", 1), _attacks("ru", 3)
+    ('finishing attack', 'добивающем ударе', 'добивающих ударах')
+    """
+    if lang == "en":
+        return "finishing attack" if n == 1 else "finishing attacks"
+    return "добивающем ударе" if n % 10 == 1 and n % 100 != 11 else "добивающих ударах"
 
 
 def _blows(lang: str, blow: Mapping[str, float]) -> str:

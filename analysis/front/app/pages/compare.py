@@ -136,9 +136,12 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
                                         d["p_a_wins"]) for i, d in enumerate(res.duels, 1)]))
     table = side_by_side(res.duels, lang)
     fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"), lang=lang)
+    both: dict[int, float] = {}
     for i, d in enumerate(res.duels, 1):
         rounds = {int(k): v for k, v in d["rounds"].items()}
         fig.bar(list(rounds), list(rounds.values()), t(lang, f"setup{i}"))
+        both.update({k: max(v, both.get(k, 0.0)) for k, v in rounds.items()})
+    fig.x_range_of(list(both), list(both.values()))
     fig.integer_x()
     body.append(views.row([views.table("duel", table, lang, t(lang, "matched_duel")), views.graph(fig, "rounds")]))
     tables = {"duel": table}

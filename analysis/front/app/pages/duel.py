@@ -173,6 +173,7 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     rounds = {int(k): v for k, v in d["rounds"].items()}
     fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"), lang=lang)
     fig.bar(list(rounds), list(rounds.values()))
+    fig.x_range_of(list(rounds), list(rounds.values()))
     fig.integer_x()
     mean = d.get("mean_rounds")
     stats = [views.card(lang, "mean_rounds", t(lang, "mean_rounds"), mean, d.get("ci_mean_rounds"),
