@@ -124,7 +124,7 @@ GLOSSARY = {
         ("K.U.R.S.", "roll 3dK over the difficulty; dK is a d6 labelled −2, −1, 0, 0, +1, +2 by default"),
         ("out / dying / dead", "cannot act / dies without aid / dead; not every system has all three"),
         ("lab assumption", "a number the lab chose where no source text gives one (its reason and plausible "
-                           "values: dicelab systems); each figure names the ones it rests on"),
+                           "values: `dicelab systems`); each figure names the ones it rests on"),
     ),
     "ru": (
         ("Tri-Stat dX", "бросок 2кX «под» Цель (стат + навык); X — кубик кампании (к4 … к20)"),
@@ -138,10 +138,11 @@ GLOSSARY = {
         ("вывод из строя / при смерти / гибель", "не может действовать / умрёт без помощи / мёртв; "
                                                 "не у каждой системы есть все три"),
         ("допущение лаборатории", "число, выбранное лабораторией там, где исходный текст его не даёт (причина и "
-                                  "правдоподобные значения: dicelab systems); каждый рисунок называет те, на которые "
+                                  "правдоподобные значения: `dicelab systems`); каждый рисунок называет те, на которые "
                                   "опирается"),
     ),
 }
+"""The report's glossary: term and meaning per language; a command in backticks is shown as code."""
 
 _OPTIONS_RU = {
     "after_out": "что после вывода из строя: бой кончается (stop) или победитель добивает беспомощного (finish), "

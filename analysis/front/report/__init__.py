@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -38,6 +39,8 @@ from analysis.tools.variants import alternatives, rule_alternatives
 
 SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "rules", "tactics")
 """The report's sections in page order; ``house`` is added when a baseline is given."""
+_CODE, _AS_CODE = re.compile(r"`([^`]+)`"), r"<code>\1</code>"
+"""A command in a glossary text, shown as code."""
 
 
 @dataclass(frozen=True)
@@ -334,7 +337,7 @@ def _head_html(setup: Setup, baseline: Setup | None, lang: str, titles: Sequence
         if baseline is not None:
             parts.append(f"<h3>{esc(s.name)}</h3>")
         parts.append(_setup_html(s, lang))
-    gloss = "".join(f"<dt><b>{esc(k)}</b></dt><dd>{esc(v)}</dd>" for k, v in GLOSSARY[lang])
+    gloss = "".join(f"<dt><b>{esc(k)}</b></dt><dd>{_CODE.sub(_AS_CODE, esc(v))}</dd>" for k, v in GLOSSARY[lang])
     parts.append(f'<details class="glossary"><summary>{esc(t["glossary"])}</summary><dl>{gloss}</dl></details>')
     links = "".join(f'<li><a href="#{sid}">{esc(title)}</a></li>' for sid, title in titles)
     parts.append(f'<nav><h2>{esc(t["contents"])}</h2><ol>{links}</ol></nav>')

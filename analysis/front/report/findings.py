@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.present.i18n import dice, field_name, label, number, odds, percent
+from analysis.present.phrases import value_label
 from analysis.systems import get_system
 
 TOL = 1e-9
@@ -251,8 +252,9 @@ def overtakes(curves: Mapping[str, Mapping[int, float]]) -> list[tuple[int, str,
 
 
 def lethality(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
-    """What "killed" counts, the systems' order from the deciding blow alone to every finishing attack allowed,
-    what the order rests on, and hits to go down (or which systems have no killed level)."""
+    """What "killed" counts (and how far it moves over the lab's assumptions), the systems' order from the deciding
+    blow alone to every finishing attack allowed, what the order rests on, and hits to go down (or which systems
+    have no killed level)."""
     leth = t["lethality"]
     level = leth["lethal_at"].iloc[0]
     most = int(leth["finish_attacks"].max())
@@ -314,7 +316,9 @@ def lethality(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                 "{b} {wb}.",
                                 a=medians[few], f=_sys(lang, few), b=medians[many], m=_sys(lang, many),
                                 wa=_hits_ru(medians[few]), wb=_hits_ru(medians[many]))))
-    return out[:4] + assumed(t, lang, "p_killed")
+    for rests in assumed(t, lang, "p_killed"):  # said with "how" (what the curve counts): four findings at most
+        out[0] = Finding("how", {**out[0].facts, "assumptions": rests.facts}, f"{out[0].text} {rests.text}")
+    return out[:4]
 
 
 def _times(lang: str, n: int) -> str:
@@ -471,8 +475,9 @@ def assumed(t: Mapping[str, pd.DataFrame], lang: str, figure: str, options: bool
         lab = g.loc[g["current"].astype(bool), "value"]
         where = (f"{option}, " if option else "") + _sys(lang, sid)
         clauses.append(_say(lang, "{f} ({w}) at {n} = {v} (the lab's: {c}): {x}",
-                            "{f} ({w}) при {n} = {v} (выбор лаборатории: {c}): {x}", f=FIGURE_WORDS[lang][figure],
-                            w=where, n=name, v=" / ".join(g["value"]), c=lab.iloc[0] if len(lab) else "—",
+                            "{f} ({w}) при «{n}» = {v} (выбор лаборатории: {c}): {x}", f=FIGURE_WORDS[lang][figure],
+                            w=where, n=name, v=" / ".join(value_label(lang, v) for v in g["value"]),
+                            c=value_label(lang, lab.iloc[0]) if len(lab) else "—",
                             x=" / ".join(shown)))
     if not clauses:
         return []
