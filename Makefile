@@ -6,7 +6,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check --con
 CORE   := $(VENV)/.installed
 SAY    := @printf 'dicelab: %s\n'
 
-.PHONY: help report test notebooks app bench bench-startup constraints clean
+.PHONY: help report test notebooks app screenshot bench bench-startup constraints clean
 .DEFAULT_GOAL := help
 
 # The Python version is checked first, before anything is installed: one line saying what is needed.
@@ -35,7 +35,6 @@ $(VENV)/.installed-%: $(CORE)
 report: $(CORE)  ## write the report into reports/ (core install only)
 	$(SAY) "writing the report into reports/"
 	@$(BIN)/dicelab report --out reports
-	$(SAY) "open reports/index.html in a browser; the notebooks: make notebooks"
 
 test: $(VENV)/.installed-test  ## run the whole test suite (installs the test extras)
 	$(SAY) "running the tests"
@@ -49,6 +48,9 @@ notebooks: $(VENV)/.installed-notebooks  ## start JupyterLab on notebooks/ with 
 app: $(VENV)/.installed-app  ## start the interactive workbench on http://127.0.0.1:8050 (ARGS="--port N --no-browser")
 	$(SAY) "starting the workbench; Ctrl-C stops it"
 	@$(BIN)/dicelab app $(ARGS)
+
+screenshot: $(VENV)/.installed-test  ## retake docs/app.png (and docs/app.png.json, what it was made from) in headless Chromium
+	@$(BIN)/python docs/app_screenshot.py
 
 bench: $(VENV)/.installed-test $(VENV)/.installed-bench  ## run the check benchmark against icepool
 	@$(BIN)/python benchmarks/bench_checks.py

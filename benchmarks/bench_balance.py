@@ -111,7 +111,7 @@ def main() -> None:
         print(f"  estimated before it started: {estimate:.1f} s on {workers} processes (ratio took/estimate "
               f"{took / estimate:.2f}; the estimate should be an upper bound, ratio <= 1)")
         print(f"  best: {best.setting} distance {best.distance:.3f}, mean rounds {best.figures.mean_rounds:.2f}, "
-              f"P(death) {best.figures.p_death:.3f}, P(A wins) {best.figures.p_a_wins:.3f}")
+              f"P(at least one killed) {best.figures.p_killed:.3f}, P(A wins) {best.figures.p_a_wins:.3f}")
     print(f"load average at end: {os.getloadavg()[0]:.2f}; all targets met: {ok}")
 
 

@@ -1,4 +1,6 @@
-"""Take the README's screenshot of `dicelab app` (docs/app.png) with Playwright and headless Chromium.
+"""Take the README's screenshot of `dicelab app` (docs/app.png) with Playwright and headless Chromium (`make
+screenshot`), and record beside it (docs/app.png.json) what it was made from: a hash of the files that draw the page
+and the numbers the page shows.  ``tests/test_examples.py`` fails when either has changed since.
 
     python docs/app_screenshot.py [--out docs/app.png] [--path "/duel?system=kurs&a=maximus&b=tiberius"]
 """
@@ -6,6 +8,8 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -15,12 +19,35 @@ import sys
 from pathlib import Path
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ROOT = Path(__file__).resolve().parents[1]
+DRAWN_BY = ("analysis/front/app/shell.py", "analysis/front/app/views.py", "analysis/front/app/controls.py",
+            "analysis/front/app/text.py", "analysis/front/app/state.py", "analysis/front/app/model.py",
+            "analysis/front/app/pages/duel.py", "docs/app_screenshot.py")
+"""The files that draw the pictured page (its frame, pieces, words and the Duel page) and this script."""
+PATH = "/duel?system=kurs&a=maximus&b=tiberius"
+
+
+def inputs_hash() -> str:
+    """sha256 of :data:`DRAWN_BY`, each file's path and bytes."""
+    digest = hashlib.sha256()
+    for name in DRAWN_BY:
+        digest.update(name.encode() + b"\0" + (ROOT / name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def shown_numbers(path: str) -> dict[str, float]:
+    """The headline numbers of the pictured duel, as the library computes them today."""
+    from analysis.front.app.pages import duel
+    from analysis.front.app.state import decode
+
+    d = duel.compute(decode(path.split("?", 1)[1])).duel
+    return {k: d[k] for k in ("p_a_wins", "p_b_wins", "mean_rounds")}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(Path(__file__).with_name("app.png")))
-    parser.add_argument("--path", default="/duel?system=kurs&a=maximus&b=tiberius")
+    parser.add_argument("--path", default=PATH)
     ns = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -41,7 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(20)
-    print(ns.out)
+    record = Path(ns.out).with_name(Path(ns.out).name + ".json")
+    record.write_text(json.dumps({"path": ns.path, "inputs": inputs_hash(), "shows": shown_numbers(ns.path)},
+                                 indent=2) + "\n", encoding="utf-8")
+    print(ns.out, record)
     return 0
 
 

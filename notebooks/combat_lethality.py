@@ -25,14 +25,16 @@
 # does not buy the same in every system, so the systems also share a common axis: the **hit
 # edge**, A's chance to hit B in one exchange minus B's chance to hit A.
 #
-# **What "the fight kills" means.**  Lethality is compared with every duel played to its end as
-# the rules reference asks (`docs/rules/`): `after_out = finish` — once one fighter is out, the other
-# keeps attacking the helpless one until it reaches the `lethal_at` level or `finish_attacks`
-# more attacks were made — and `lethal_at` chooses what counts as killed (`dying`, the level all
-# four systems reach, by default; `dead` leaves the systems without a dead level undefined, not
-# 0).  The lab plays these duels with `lethality.AFTER_OUT` (`finish`: all four systems model
-# finishing, in the exact chains and the simulators); the cell below prints which ending and which
-# level these numbers were computed under.
+# **How deadly, measured how.**  A duel stops at the first fighter out (`after_out = stop`), or
+# the winner keeps attacking the helpless loser (`after_out = finish`) until it reaches the
+# `lethal_at` level or `finish_attacks` more attacks were made.  Under `stop` only the deciding
+# blow can kill, so a system whose blows rarely leave the loser dying shows almost no deaths; with
+# ten finishing attacks every system nears its ceiling.  So lethality is a curve: P(at least one
+# fighter killed) against the finishing attacks allowed, 0 (stop) to `finish_attacks`
+# (`lethality.finishing`).  `lethal_at` chooses what counts as killed (`dying`, the level all four
+# systems reach, by default; `dead` leaves the systems without a dead level undefined, not 0).
+# The skill-gap duels below are played with `lethality.AFTER_OUT` (who wins and how long it takes
+# do not depend on it).
 
 # %%
 from IPython.display import Markdown
@@ -43,11 +45,11 @@ from analysis.front.report import findings
 setup = Setup.build()
 tables = lethality.compare(setup)
 gap, leth = tables["skill_gap"], tables["lethality"]
-print(f"after_out = {lethality.AFTER_OUT}; lethal_at = {sorted(set(leth['lethal_at']))}")
+print(f"finishing attacks 0..{leth['finish_attacks'].max()}; lethal_at = {sorted(set(leth['lethal_at']))}")
 gap[["system", "gap", "hit_edge", "p_a_wins", "mean_rounds"]].round(3)
 
 # %%
-assert (leth["after_out"] == lethality.AFTER_OUT).all()
+assert (leth["after_out"] == ["stop" if k == 0 else "finish" for k in leth["finish_attacks"]]).all()
 assert (leth["lethal_at"] == [setup.ruleset(s).lethal_at for s in leth["system"]]).all()
 
 # %% [markdown]
@@ -75,8 +77,8 @@ assert facts["length"]["longest"] == zero["mean_rounds"].idxmax()
 # ## Hits to go down, and how often the fight kills
 #
 # The defender's health or condition track counted in hits: P(B is out after at most k of A's
-# damaging hits, or k attacks), B never striking back.  Then the one number of lethality:
-# P(the fight ends with someone at the killed level), against the skill gap.
+# damaging hits, or k attacks), B never striking back.  Then lethality: P(at least one fighter
+# killed) against the finishing attacks allowed, and how often the deciding blow alone kills.
 
 # %%
 plots.damage(tables["hits_to_out"])
@@ -85,15 +87,17 @@ plots.damage(tables["hits_to_out"])
 plots.lethality(leth)
 
 # %%
-said = findings.lethality(tables, "en", finish_attacks=setup.ruleset("tristat").finish_attacks)
+said = findings.lethality(tables, "en")
 Markdown("\n".join(f"* {f.text}" for f in said))
 
 # %%
 facts = {f.key: f.facts for f in said}
-assert facts["how"] == {"after_out": lethality.AFTER_OUT, "lethal_at": "dying"}
-killed = leth[leth["gap"] == 0].set_index("system")["p_killed"].dropna()
-assert facts["lethal"]["most"] == killed.idxmax() and facts["lethal"]["least"] == killed.idxmin()
+assert facts["how"] == {"lethal_at": "dying", "finish_attacks": leth["finish_attacks"].max()}
+stop = leth[leth["finish_attacks"] == 0].set_index("system")["p_killed"].dropna()
+assert facts["order"]["stop"][0] == stop.idxmax() and facts["order"]["stop"][-1] == stop.idxmin()
 assert ((leth["p_killed"].dropna() >= -1e-12) & (leth["p_killed"].dropna() <= 1 + 1e-12)).all()
+for system, part in leth.groupby("system"):
+    assert part["p_killed"].is_monotonic_increasing, system
 assert facts["hits"]["medians"] == findings.median_to_out(tables["hits_to_out"], "hits")
 hits = tables["hits_to_out"]
 for (system, measure), part in hits.groupby(["system", "measure"]):

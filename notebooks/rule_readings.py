@@ -17,9 +17,9 @@
 # The rules reference (`docs/rules/`, `dicelab rules SYSTEM`) fixes a default for every gap or
 # contradiction in the four source texts and names the other reading as a variant.  Here every
 # variant is set against the default ruleset, signed: its largest change of P(success) over the
-# system's check table, and its change of P(A wins), P(killed) and mean rounds in a matched duel
-# (each system's `trained_armed` archetype against itself, played as the cross-system lethality
-# plays it: `lethality.AFTER_OUT`, killed = `lethal_at`).  Rows come in a stated order: the
+# system's check table, and its change of P(A wins), P(at least one killed) and mean rounds in a
+# matched duel (each system's `trained_armed` archetype against itself, played as the skill-gap
+# duels are: `lethality.AFTER_OUT`, killed = `lethal_at`).  Rows come in a stated order: the
 # systems, then each ruleset's fields as declared; every measure has one scale for all systems.
 
 # %%
@@ -67,7 +67,12 @@ assert effect("kurs", "luck_tokens=1")["check_shift"] == effects["check_shift"].
 
 # %%
 options = compare.policy_effects(setup)
-options[["system", "option", "p_a_wins", "d_p_a_wins", "d_p_a_killed", "d_p_b_killed", "d_mean_rounds", "note"]]
+refused = options[options["d_p_a_wins"].isna()]
+Markdown("\n".join(f"* refused: `{r.option}` ({r.system}): {r.note}" for r in refused.itertuples()) or "* none refused")
+
+# %%
+options[options["d_p_a_wins"].notna()][["system", "option", "p_a_wins", "d_p_a_wins", "d_p_a_killed", "d_p_b_killed",
+                                        "d_mean_rounds"]].round(4)
 
 # %%
 plots.policy_effects(options)

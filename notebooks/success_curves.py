@@ -62,29 +62,31 @@ steps = findings.point_at_middle(dice, "tristat")
 assert abs(steps["2d4"] - 1 / 4) < 1e-12 and abs(steps["2d20"] - 1 / 20) < 1e-12
 
 # %% [markdown]
-# ## The worth of +1 and the spread of the outcome
+# ## The worth of +1 and how swingy a check is
 #
-# One unit per axis: the worth of a point is in percentage points of P(success); each system's
-# spread is in its own outcome unit (margin, success level, effectiveness), one panel each.
+# The worth of a point is in percentage points of P(success); a check's swing is the points of each
+# system's own value that take it from a long shot (10%) to a near-certainty (90%).
 
 # %%
 wt = compare.worth_table(setup)
 plots.worth(wt)
 
 # %%
-plots.spread(wt)
+swing = compare.swing_table(curves)
+plots.swing(swing)
 
 # %%
 plots.outcome_distributions(compare.outcome_at_fifty(setup))
 
 # %%
-said = {f.key: f for f in findings.worth({"worth": wt}, "en")}
+said = {f.key: f for f in findings.worth({"worth": wt, "swing": swing}, "en")}
 Markdown("\n".join(f"* {f.text}" for f in said.values()))
 
 # %%
 middle = wt[wt["modifier"].abs() < 1].groupby("system")["delta_p"].max()
 assert said["point"].facts["most"] == middle.idxmax() and said["point"].facts["least"] == middle.idxmin()
-assert all(lo <= hi for lo, hi in findings.spread_spans(wt).values())
+assert said["swing"].facts["widest"] == swing.set_index("system")["points"].idxmax()
+assert (swing["value_low"] < swing["value_high"]).all()
 
 # %% [markdown]
 # ## Criticals and fumbles: a table of odds

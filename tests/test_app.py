@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 import shutil
@@ -15,7 +16,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -44,15 +44,17 @@ class App:
     def __init__(self, root: Path, *extra: str):
         self.tmp, self.cwd = root / "tmp", root / "cwd"
         self.tmp.mkdir(), self.cwd.mkdir()
+        self.log = root / "server.log"
         env = {**os.environ, "TMPDIR": str(self.tmp)}
-        self.proc = subprocess.Popen([sys.executable, "-c", START, "app", "--port", "0", "--no-browser", *extra],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=self.cwd)
+        with self.log.open("w") as log:
+            self.proc = subprocess.Popen([sys.executable, "-c", START, "app", "--port", "0", "--no-browser", *extra],
+                                         stdout=subprocess.PIPE, stderr=log, text=True, env=env, cwd=self.cwd)
         timer = threading.Timer(90, self.proc.kill)
         timer.start()
         self.first_line = self.proc.stdout.readline()
         timer.cancel()
         match = re.search(r"http://\S+", self.first_line)
-        assert match, (self.first_line, self.proc.stderr.read() if self.proc.poll() is not None else "")
+        assert match, (self.first_line, self.log.read_text())
         self.url = match.group(0).rstrip("/")
 
     def stop(self) -> int:
@@ -108,9 +110,9 @@ def field(key: str) -> str:
     return f"input[id*='\"key\":\"{key}\"']"
 
 
-def open_page(page, app, path: str, wait: str = "#results .card, #error") -> None:
+def open_page(page, app, path: str, wait: str = "#results .card, #error", timeout: float = 30) -> None:
     page.goto(app.url + path)
-    page.wait_for_selector(wait, timeout=30_000)
+    page.wait_for_selector(wait, timeout=timeout * 1000)
 
 
 def value(page, name: str) -> float | None:
@@ -124,9 +126,15 @@ def change(page, selector: str, text: str, watch: str, press_enter: bool = False
     page.locator(selector).fill(text)
     if press_enter:
         page.locator(selector).press("Enter")
+    redrawn(page, watch, old)
+
+
+def redrawn(page, watch: str, old: str, timeout: float = 60) -> None:
+    """Wait until the number ``watch`` shows another value than ``old`` (a long computation shows its progress
+    box meanwhile, so the number may be absent for a while)."""
     page.wait_for_function(
         f"(() => {{ const n = document.querySelector('#out-{watch}'); return n && n.dataset.value !== '{old}'; }})()",
-        timeout=30_000)
+        timeout=timeout * 1000)
 
 
 def choose(page, key: str, option: str) -> None:
@@ -176,6 +184,70 @@ def test_sigterm_stops_it_cleanly_leaving_no_files(tmp_path):
 
 
 # ------------------------------------------------------------- the pages
+EVERY_VIEW = [
+    ("/checks?system=tun&show=at_most", "p_success"),
+    ("/tune?system=kurs&c.skill=1", "modifier"),
+    ("/duel?system=tristat", "p_a_wins"),
+    ("/duel?system=tun&method=mc&n=2000&seed=3", "p_a_wins"),
+    ("/compare?mode=variants&system=tun&r2.success_rule=le", "p_a_wins_2"),
+    ("/compare?mode=fighters&system=kurs&a2=maximus&b2=tiberius", "p_a_wins_2"),
+    ("/compare?mode=systems&system=tristat&system2=kurs", "p_a_wins_kurs"),
+    ("/design?system=kurs&a=maximus&b=tiberius&vary=a.weapon=0..2", "best_distance"),
+]
+
+
+@needs_browser
+@pytest.mark.parametrize("lang", ["en", "ru"])
+@pytest.mark.parametrize("path,number", EVERY_VIEW, ids=[p.split("?")[0].strip("/") + "-" + p.split("?")[1][:30]
+                                                        for p, _ in EVERY_VIEW])
+def test_every_page_and_mode_shows_a_result(page, app, path, number, lang):
+    """Each page in each mode, rendered in Chromium: its headline number on screen and a figure drawn, no HTTP
+    error on any request (the polls included) and no traceback in the server's log."""
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    logged = app.log.stat().st_size
+    open_page(page, app, f"{path}&lang={lang}", wait=f"#out-{number}, #error", timeout=180)  # a cold numba cache
+    assert page.locator("#error").count() == 0, page.inner_text("#error")
+    page.wait_for_selector(f"#out-{number}", state="visible", timeout=180_000)
+    assert re.search(r"\d", page.inner_text(f"#out-{number}"))
+    assert value(page, number) is not None and math.isfinite(value(page, number))
+    if not path.startswith("/design"):  # the design page is a table of settings
+        page.wait_for_selector("#results .js-plotly-plot .main-svg")
+    assert page.locator("#results table tbody tr").count() >= 1
+    page.wait_for_timeout(2 * 400)  # two polls more: a late failure would show
+    assert not failed, failed
+    with app.log.open() as log:
+        log.seek(logged)
+        assert "Traceback" not in log.read()
+
+
+@needs_browser
+def test_compare_two_systems_is_the_report_matching(page, app):
+    from analysis.fights.lethality import skill_gap
+    from analysis.fights.setup import Setup
+
+    open_page(page, app, "/compare?mode=systems&system=tun&system2=kurs", wait="#out-p_a_wins_kurs, #error")
+    for sid in ("tun", "kurs"):
+        gaps = skill_gap(sid, Setup.build())
+        assert value(page, f"p_a_wins_{sid}") == gaps[gaps["gap"] == 0]["p_a_wins"].iloc[0]
+    header = page.locator("#table-gaps th").all_inner_texts()
+    assert "p_killed" in " ".join(header) or "P(" in " ".join(header)
+
+
+@needs_browser
+def test_duel_page_shows_the_lethality_curve_of_the_report(page, app):
+    tri = get_system("tristat")
+    open_page(page, app, "/duel?system=tristat&a=trained_armed&b=trained_armed", wait="#out-p_killed_most")
+    f = load_fighter(tri, "trained_armed")
+    stop = tri.duel(tri.rules(), f, f).to_dict()
+    most = tri.duel(tri.rules(after_out="finish"), f, f).to_dict()
+    assert value(page, "p_killed_stop") == stop["p_killed"] == value(page, "p_killed")
+    assert value(page, "p_killed_most") == pytest.approx(most["p_killed"], abs=1e-12)
+    curve = page.evaluate("document.querySelector('#fig-finishing .js-plotly-plot').data[0].y")
+    assert curve[0] == stop["p_killed"] and len(curve) == tri.rules().finish_attacks + 1
+    assert all(b >= a - 1e-12 for a, b in zip(curve, curve[1:]))
+
+
 @needs_browser
 def test_checks_page_answers_the_exact_check_and_downloads_its_table(page, app):
     open_page(page, app, "/checks?system=tun")
@@ -216,7 +288,7 @@ def test_duel_page_answers_the_exact_duel(page, app):
     assert page.inner_text("#why-p_a_dead") == exact["null_reasons"]["p_a_dead"]
     choose(page, "b", "veteran")
     page.wait_for_function("window.location.search.includes('b=veteran')")
-    page.wait_for_function(f"document.querySelector('#out-p_a_wins').dataset.value !== '{exact['p_a_wins']!r}'")
+    redrawn(page, "p_a_wins", repr(exact["p_a_wins"]))
     assert value(page, "p_a_wins") == kurs.duel(kurs.rules(), a, load_fighter(kurs, "veteran")).solution.p_a_wins
 
 
@@ -312,7 +384,7 @@ def test_a_rules_file_sets_the_fields_and_the_answer(page, app, tmp_path):
     open_page(page, app, "/checks?system=onesix")
     old = page.get_attribute("#out-p_success", "data-value")
     page.locator("input[type=file]").set_input_files(str(house))
-    page.wait_for_function(f"document.querySelector('#out-p_success').dataset.value !== '{old}'")
+    redrawn(page, "p_success", old)
     assert "r.explode_depth=1" in page.url and "r.extra_die_ones=count" in page.url
     assert value(page, "p_success") == six.check(six.rules(explode_depth=1, extra_die_ones="count"), six.args()).p_success
     assert [p.name for p in app.tmp.iterdir()] == [next(app.tmp.iterdir()).name] and not any(next(app.tmp.iterdir()).iterdir())
@@ -331,3 +403,16 @@ def test_long_work_shows_progress_then_the_answer_and_can_be_cancelled(page, app
     page.wait_for_selector("#progress [role=progressbar]")
     page.locator("#progress button").click()
     page.wait_for_function("document.body.innerText.includes('Cancelled.')")
+
+
+@needs_browser
+def test_russian_takes_a_decimal_comma_and_shows_one(page, app):
+    tri = get_system("tristat")
+    open_page(page, app, "/tune?system=tristat&c.target=7&lang=ru")
+    change(page, field("p"), "0,9", "p_at_modifier", press_enter=True)
+    page.wait_for_function("window.location.search.includes('p=0.9')")
+    expected = tune(tri, tri.rules(), tri.args(target=7), 0.9)
+    assert value(page, "p_at_modifier") == expected.p_at_modifier
+    assert page.inner_text("#out-p_at_modifier") == f"{expected.p_at_modifier:.6f}".replace(".", ",")
+    ticks = page.eval_on_selector_all("#fig-tune .xtick text", "ts => ts.map(t => t.textContent)")
+    assert ticks and any("," in t for t in ticks) and not any("." in t for t in ticks)

@@ -150,7 +150,7 @@ def test_bad_input_gets_the_cli_message(capsys, page, state, line):
         return
     try:
         res = page.compute(state)
-        message = res.tune  # tune keeps its own part's message and still answers the rest of the page
+        message = str(res.tune)  # tune keeps its own part's refusal and still answers the rest of the page
     except DicelabError as err:
         message = str(err)
     assert message == cli_error(capsys, line)
@@ -188,7 +188,7 @@ def test_tune_page_is_tune_and_equiv():
 
 def test_tune_out_of_reach_keeps_the_rest_of_the_page():
     res = tune.compute({"system": "tun", "r.crits": "true", "p": "1"})  # the maximum roll always fails
-    assert isinstance(res.tune, str) and res.tune.startswith("no modifier brings this tun check")
+    assert isinstance(res.tune, DicelabError) and str(res.tune).startswith("no modifier brings this tun check")
     assert res.table.rows and res.equiv.value is not None
 
 
@@ -526,3 +526,77 @@ def test_every_exact_duel_of_the_fronts_and_tools_passes_the_memory_guard():
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "duel":
                     direct.append(f"{path.relative_to(root)}:{node.lineno}")
     assert [place.split(":")[0] for place in direct] == ["fights/budget.py"], direct
+
+
+# ------------------------------------------------------------ in Russian
+RU_VIEWS = [
+    *((checks, {"system": s}) for s in SYSTEM_IDS),
+    *((tune, {"system": s, "to": t}) for s, t in zip(SYSTEM_IDS, SYSTEM_IDS[1:] + SYSTEM_IDS[:1])),
+    (tune, {"system": "tun", "r.crits": "true", "p": "1"}),  # out of reach
+    (tune, {"system": "onesix", "p": "0.01"}),  # every modifier reaches it
+    *((duel, {"system": s}) for s in SYSTEM_IDS),
+    (duel, {"system": "kurs", "method": "mc", "n": "2000", "seed": "1"}),
+    (compare, {"mode": "variants", "system": "tristat", "r2.die": "8"}),
+    (compare, {"mode": "fighters", "system": "kurs", "a2": "maximus", "b2": "tiberius"}),
+    (compare, {"mode": "systems", "system": "tun", "system2": "kurs"}),
+    (design, {"system": "kurs", "a": "maximus", "b": "tiberius", "vary": "a.weapon=0..2", "rounds": "40"}),
+]
+RU_REFUSALS = [(page, state) for page, state, _ in BAD if state.get("system") != "dnd"] + [
+    (duel, {"system": "kurs", "a": "maximu"}), (checks, {"system": "tun", "r.sucess_rule": "le"}),
+    (duel, {"system": "tristat", "a.bdy": "5"}),
+]
+
+
+def test_every_string_the_russian_app_shows_is_russian():
+    """Every page in every mode and every system, its controls (names, tooltips, choices) and its results (cards,
+    notes, tables, figures), and its refusals: walked from the components, no English word left."""
+    from analysis.front.app.shell import Refused, frame, lang_select, nav, progress, refused_or, show
+    from tests.russian import component_texts, english_words
+
+    shown: dict[str, str] = {}
+    for page, state in RU_VIEWS:
+        body, _ = page.view(page.compute(state), state, "ru")
+        for text in component_texts([page.controls(state, "ru"), body]):
+            shown.setdefault(text, f"{page.__name__.rsplit('.', 1)[-1]} {state}")
+    for page, state in RU_REFUSALS:
+        job = type("Done", (), {"status": "done", "value": refused_or(page.compute, state)})()
+        body = show(job, page, state, "ru")[0]
+        assert isinstance(job.value, Refused) or "Ошибка" in " ".join(component_texts(body)), state
+        for text in component_texts(body):
+            shown.setdefault(text, f"refusal {state}")
+    for text in component_texts([nav("duel", {}, "ru"), lang_select("ru"), frame()]):
+        shown.setdefault(text, "frame")
+    slow = jobs_mod.Jobs(workers=1) if "workers" in jobs_mod.Jobs.__init__.__code__.co_varnames else jobs_mod.Jobs()
+    try:
+        job = slow.submit(("ru", 1), lambda: time.sleep(0.2), slot=("ru", "x"))
+        for text in component_texts(progress(job, "ru")):
+            shown.setdefault(text, "progress")
+    finally:
+        slow.close()
+    english = {text: (where, english_words(text)) for text, where in shown.items() if english_words(text)}
+    assert not english, list(english.items())[:10]
+
+
+def test_every_lab_assumption_gives_its_reason_in_russian():
+    """The Russian app's hover over the assumptions line: each declared assumption's reason in Russian, by name."""
+    from analysis.present.phrases import assumption_reason
+    from analysis.systems import all_systems
+    from tests.russian import english_words
+
+    for system in all_systems():
+        for a in system.assumptions:
+            said = assumption_reason("ru", a.name, a.reason)
+            assert a.reason not in said and not english_words(said), (system.id, a.name, said)
+            assert assumption_reason("en", a.name, a.reason) == f"{a.name}: {a.reason}"
+
+
+def test_a_probability_may_be_typed_as_a_percentage_and_with_a_decimal_comma():
+    from analysis.front.app.state import from_screen, on_screen
+
+    assert tune.compute({"system": "tristat", "c.target": "7", "p": "75%"}).tune == \
+        tune.compute({"system": "tristat", "c.target": "7", "p": "0.75"}).tune
+    wish = design.wish({"lethality": "30%", "pwin": "60%", "rounds": "4.5"})
+    assert wish == {"rounds": 4.5, "lethality": 0.3, "pwin": 0.6, "top": 5}
+    assert from_screen("ru", "p", "0,9") == "0.9" and on_screen("ru", "p", "0.9") == "0,9"
+    assert from_screen("ru", "r.dk_faces", "-1,0,1") == "-1,0,1"  # a list keeps its commas
+    assert update({}, {"p": from_screen("ru", "p", "0,75")}, {"p": "0.75"}) == {}  # the default, typed in Russian

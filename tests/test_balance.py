@@ -255,6 +255,12 @@ def test_variant_check_effect_against_the_success_table(system_id, variant):
     assert effect.check_mean_dp == pytest.approx((alt - base).abs().mean(), abs=1e-15)
 
 
+def anyone_dying(sol) -> float:
+    """P(at least one fighter ends dying or worse) by inclusion-exclusion: P(A) + P(B) - P(both)."""
+    both = sum(p for (x, y), p in sol.final.items() if x in ("dying", "dead") and y in ("dying", "dead"))
+    return sol.p_a_dying + sol.p_b_dying - both
+
+
 def test_variant_duel_effects_are_duels():
     tri = get_system("tristat")
     a, b = load_fighter(tri, "veteran"), load_fighter(tri, "trained_armed")
@@ -266,7 +272,7 @@ def test_variant_duel_effects_are_duels():
             continue
         sol = tri.duel(tri.rules(**{e.name: e.value}), a, b).solution
         assert e.duel_delta["p_a_wins"] == pytest.approx(sol.p_a_wins - base.p_a_wins, abs=1e-12)
-        assert e.duel_delta["p_death"] == pytest.approx(sol.p_a_dying + sol.p_b_dying - base.p_a_dying - base.p_b_dying, abs=1e-12)
+        assert e.duel_delta["p_killed"] == pytest.approx(anyone_dying(sol) - anyone_dying(base), abs=1e-12)
         assert e.duel_delta["mean_rounds"] == pytest.approx(sol.mean_rounds - base.mean_rounds, abs=1e-9)
 
 
@@ -300,7 +306,7 @@ def test_design_best_setting_reproduces_with_the_duel(system_id):
     for x in range(lo, lo + 3):
         for y in range(lo, lo + 2):
             sol = system.duel(system.rules(), a.replace(**{param: x}), b.replace(**{param: y})).solution
-            distances.append(figure_distance([(sol.p_a_dying + sol.p_b_dying, 0.1), (sol.p_a_wins, 0.5)], (sol.mean_rounds, 4.0)))
+            distances.append(figure_distance([(anyone_dying(sol), 0.1), (sol.p_a_wins, 0.5)], (sol.mean_rounds, 4.0)))
     assert res.best[0].distance == pytest.approx(min(distances), abs=1e-12)
     best = res.best[0]
     fa = system.Fighter(**{k: v for k, v in best.a.items() if k not in ("name", "derived")})
@@ -308,7 +314,7 @@ def test_design_best_setting_reproduces_with_the_duel(system_id):
     assert getattr(fa, param) == best.setting[f"a.{param}"] and getattr(fb, param) == best.setting[f"b.{param}"]
     sol = system.duel(system.rules(), fa, fb).solution
     assert best.figures.p_a_wins == pytest.approx(sol.p_a_wins, abs=1e-12)
-    assert best.figures.p_death == pytest.approx(sol.p_a_dying + sol.p_b_dying, abs=1e-12)
+    assert best.figures.p_killed == pytest.approx(anyone_dying(sol), abs=1e-12) and best.figures.p_killed <= 1
     assert best.figures.mean_rounds == pytest.approx(sol.mean_rounds, abs=1e-9)
 
 
@@ -386,7 +392,8 @@ def test_cli_worth_variants_design_contract(capsys):
                  "--vary", "b.armor=0..1", "--rounds", "6", "--lethality", "0", "--p-win", "0.7", "--top", "2",
                  "--workers", "1", "--json")
     assert d["settings"] == 6 and len(d["best"]) == 2 and d["wish"] == {"rounds": 6.0, "lethality": 0.0, "p_win": 0.7}
-    assert {"setting", "p_a_wins", "p_death", "mean_rounds", "distance", "a", "b"} <= set(d["best"][0])
+    assert {"setting", "p_a_wins", "p_killed", "mean_rounds", "distance", "a", "b"} <= set(d["best"][0])
+    assert "p_death" not in d["best"][0]  # renamed: it was P(A killed) + P(B killed), now P(at least one killed)
 
 
 @pytest.mark.parametrize("command", ["tune", "equiv", "worth", "variants", "design"])

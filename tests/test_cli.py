@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -360,15 +361,38 @@ def test_usage_errors_are_one_line_and_a_hint(capsys, argv, words):
     lines = err.splitlines()
     assert code == 2 and out == "" and len(lines) == 2, err
     assert lines[0].startswith("dicelab") and ": error: " in lines[0] and "usage:" not in err
-    assert lines[1].startswith("hint: try 'dicelab") and lines[1].endswith("--help'")
+    assert re.match(r"hint: (did you mean \S+\? )?try 'dicelab", lines[1]) and lines[1].endswith("--help'")
     for word in words:
         assert word in lines[0]
+
+
+@pytest.mark.parametrize("argv,meant", [
+    (["chekc"], "check"),
+    (["check", "tristar"], "tristat"),
+    (["check", "tristat", "--tar", "7"], "--target"),
+    (["check", "tristat", "--taget=7"], "--target"),
+    (["table", "tun", "--format", "mdd"], "md"),
+])
+def test_a_misspelt_word_gets_a_did_you_mean(capsys, argv, meant):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err.splitlines()[1].startswith(f"hint: did you mean {meant}? try 'dicelab")
+
+
+@pytest.mark.parametrize("argv,meant", [
+    (["duel", "kurs", "--a", "maximu", "--b", "tiberius"], "maximus"),
+    (["check", "tun", "--variant", "sucess_rule=le"], "success_rule"),
+    (["check", "tun", "--variant", "turn_order=reactoin"], "reaction"),
+    (["duel", "tristat", "--a", "archetype=veteran,bdy=5", "--b", "novice"], "body"),
+])
+def test_a_misspelt_name_gets_a_did_you_mean(capsys, argv, meant):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and len(err.splitlines()) == 1 and err.rstrip().endswith(f"did you mean {meant}?")
 
 
 def test_usage_error_hint_names_the_command_and_system(capsys):
     _, _, err = run(capsys, "check", "tristat", "--bogus")
     assert err.splitlines() == ["dicelab check tristat: error: unrecognized arguments: --bogus",
-                                "hint: try 'dicelab check tristat --help'"]
+                                "hint: try 'dicelab check tristat --help'"]  # nothing is close to --bogus
 
 
 def test_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
@@ -611,3 +635,99 @@ def test_debug_switch_reads_like_a_boolean(capsys, monkeypatch, value, traceback
     monkeypatch.setenv("DICELAB_DEBUG", value)
     code, _, err = run(capsys, "check", "tristat")
     assert code == 1 and ("Traceback" in err) == traceback
+
+
+# ---------------------------------------------------------- natural input
+@pytest.mark.parametrize("argv,same", [
+    (["check", "tristat", "--die", "d8", "--target", "9"], ["check", "tristat", "--die", "8", "--target", "9"]),
+    (["check", "tun", "--dice", "3к6", "--limit", "11"], ["check", "tun", "--dice", "3d6", "--limit", "11"]),
+    (["check", "tun", "--dice", "1к6×3", "--limit", "11"], ["check", "tun", "--dice", "1d6x3", "--limit", "11"]),
+    (["check", "tun", "--dice", "1D20", "--limit", "11"], ["check", "tun", "--dice", "1d20", "--limit", "11"]),
+    (["check", "tristat", "--variant", "die=D10"], ["check", "tristat", "--variant", "die=10"]),
+])
+def test_dice_are_typed_as_a_designer_writes_them(capsys, argv, same):
+    assert run_json(capsys, *argv, "--json") == run_json(capsys, *same, "--json")
+
+
+def test_a_probability_may_be_a_percentage(capsys):
+    import argparse
+
+    from analysis.front.cli import probability
+
+    assert run_json(capsys, "tune", "tristat", "--target", "7", "--p", "75%", "--json")["p"] == 0.75
+    # P(2d6 <= 9) = 30/36 is the first at or above 3/4 (an independent count of the 36 rolls)
+    assert run_json(capsys, "tune", "tristat", "--target", "7", "--p", "75%", "--json")["value"] == \
+        min(t for t in range(2, 13) if sum(a + b <= t for a in range(1, 7) for b in range(1, 7)) >= 27)
+    code, _, err = run(capsys, "tune", "tristat", "--target", "7", "--p", "lots")
+    assert code == 2 and "'lots' is not a probability" in err
+    code, _, err = run(capsys, "tune", "tristat", "--target", "7", "--p", "150%")
+    assert code == 2 and "p = 1.5 is not allowed" in err
+    with pytest.raises(argparse.ArgumentTypeError):
+        probability("half")
+    assert run_json(capsys, "design", "kurs", "--a", "maximus", "--b", "tiberius", "--vary", "a.weapon=0..1",
+                    "--rounds", "5", "--lethality", "30%", "--p-win", "60%", "--workers", "1", "--json")["wish"] == \
+        {"rounds": 5.0, "lethality": 0.3, "p_win": 0.6}
+
+
+def test_table_from_to_lists_only_that_range(capsys):
+    rows = json.loads(run(capsys, "table", "tristat", "--from", "5", "--to", "8", "--format", "json")[1])
+    assert sorted({r["target"] for r in rows}) == [5, 6, 7, 8]
+    assert {r["dice"] for r in rows} == {"2d4", "2d6", "2d8", "2d10", "2d12", "2d20"}
+    six = {r["target"]: r["p_success"] for r in rows if r["dice"] == "2d6"}
+    assert all(close(six[t], brute.tristat_check(6, t)[0]) for t in six)
+    code, _, err = run(capsys, "table", "tristat", "--from", "9", "--to", "3")
+    assert code == 2 and "empty range" in err
+
+
+def test_an_archetype_with_changed_fields_keeps_its_name(capsys):
+    d = run_json(capsys, "duel", "kurs", "--a", "archetype=maximus,armor=3", "--b", "tiberius", "--json")
+    assert d["a"]["name"] == "maximus, armor 3" and d["a"]["armor"] == 3
+    code, out, _ = run(capsys, "duel", "kurs", "--a", "archetype=maximus,armor=3", "--b", "tiberius")
+    assert "maximus, armor 3 (A) vs tiberius (B)" in out.splitlines()[0]
+
+
+# ------------------------------------------------------------ answer first
+ANSWERS = [
+    (["check", "tristat", "--target", "7"], "P(success) 0.583333"),
+    (["opposed", "tun", "--a", "limit=12", "--b", "limit=10"], "P(A wins) "),
+    (["exchange", "tun", "--a", "red", "--b", "blue"], "P(hit) "),
+    (["resolve", "kurs", "--a", "maximus", "--b", "tiberius", "--rolls", "attack=1,defense=-2"], "=> hit=true"),
+    (["duel", "kurs", "--a", "maximus", "--b", "tiberius"], "P(A wins) "),
+    (["tune", "tristat", "--target", "7", "--p", "0.75"], "modifier +2 (target 9)"),
+    (["tune", "tristat", "--target", "7", "--table"], "The modifier needed for each P(success)"),
+    (["equiv", "--from", "tristat", "--target", "8", "--to", "kurs"], "kurs skill "),
+    (["worth", "kurs"], "What one more point buys"),
+    (["sim-check", "tristat", "--target", "7", "--n", "2000", "--seed", "1", "--quiet"], "P(success) "),
+    (["sim", "tristat", "--a", "veteran", "--b", "trained", "--n", "2000", "--seed", "1", "--quiet"], "P(A wins) "),
+]
+
+
+@pytest.mark.parametrize("argv,answer", ANSWERS, ids=[a[0][0] + " " + a[0][1] for a in ANSWERS])
+def test_text_output_leads_with_the_answer_and_echoes_only_the_changed_rules(capsys, argv, answer):
+    code, out, _ = run(capsys, *argv)
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith(answer), lines[0]
+    rules = [line.strip() for line in lines if line.strip().startswith(("rules:", "Rules:", "from rules:"))
+             or "rules: the book's" in line]
+    assert rules and all("the book's" in line for line in rules), rules
+    assert not any(line.startswith("rules:") for line in lines[:1])
+    code, verbose, _ = run(capsys, *argv, "--verbose")
+    assert code == 0 and "finish_attacks=10" in verbose and "the book's" not in verbose
+
+
+def test_the_rules_echo_names_only_what_differs_from_the_book(capsys):
+    _, out, _ = run(capsys, "duel", "onesix", "--a", "poacher", "--b", "daisy", "--variant", "in_die=d6")
+    assert "rules: the book's, except in_die=d6" in out.splitlines()[-1]
+    full = run_json(capsys, "duel", "onesix", "--a", "poacher", "--b", "daisy", "--variant", "in_die=d6", "--json")
+    from analysis import get_system
+
+    assert set(full["variants"]) == set(get_system("onesix").Rules.defaults())
+
+
+def test_report_sections_option_names_the_reports_sections(capsys, tmp_path):
+    from analysis.front.cli.report import SECTIONS as CLI_SECTIONS
+    from analysis.front.report import SECTIONS
+
+    assert CLI_SECTIONS == SECTIONS
+    code, _, err = run(capsys, "report", "--out", str(tmp_path), "--sections", "checks,lethal")
+    assert code == 2 and "sections" in err and "lethality" in err and not any(tmp_path.iterdir())

@@ -1030,6 +1030,18 @@ def test_slips_are_warned_not_refused(variant, policy, words):
 def test_a_kurs_slip_reaches_the_cli(capsys):
     code = main(["duel", "kurs", "--a", "archetype=maximus,stance=no_defense,effort_dodge=out", "--b", "tiberius"])
     out = capsys.readouterr().out
-    assert code == 0 and "warning: kurs fighter 'inline fighter': effort_dodge = out with stance = no_defense" in out
+    assert code == 0 and "warning: kurs fighter 'maximus, stance no_defense, effort_dodge out': effort_dodge = out with stance = no_defense" in out
     assert kurs.duel(kurs.Rules(), load_fighter(SYSTEM, "maximus"), load_fighter(SYSTEM, "tiberius")).to_dict()[
         "warnings"] == []
+
+
+def test_killed_by_finish_attacks_is_the_brute_force_at_each_allowance():
+    """P(someone dying) when at most k finishing attacks are allowed, k = 0..3, from one duel with finish_attacks=3,
+    against the recursion run once per k (k = 0: the duel stopped at the first out)."""
+    a_kw, b_kw = fighter(attack_skill=1, weapon=2, strength=1), fighter(defense_skill=1, health=1, armor=1)
+    curve = kurs.duel(lab_rules({**BOOK, "finish": True, "finish_attacks": 3}), kurs.Fighter(**a_kw),
+                      kurs.Fighter(**b_kw)).to_dict()["p_killed_by_finish_attacks"]
+    assert len(curve) == 4
+    for k, p in enumerate(curve):
+        _, _, da, db, _, _ = duel_brute({**BOOK, "finish": k > 0, "finish_attacks": k}, a_kw, b_kw)
+        assert p == pytest.approx(da + db, abs=1e-10), k  # alternating attacks: never both out

@@ -27,7 +27,7 @@ from analysis.front.report import ITEMS, SECTIONS, build_report, compute, findin
 from analysis.front.report.config import load_setup
 from analysis.present import plots
 from analysis.present.chart import Chart
-from analysis.present.i18n import odds, percent, system_name
+from analysis.present.i18n import label, percent, system_name
 from analysis.systems import SYSTEM_IDS, get_system
 from analysis.tools import compare
 from analysis.tools.compare import fifty_point, success_curves
@@ -104,7 +104,9 @@ def test_lethality_table_is_its_own(report):
     gap = pd.read_csv(report / "skill_gap.csv")
     assert (report / "lethality.csv").read_bytes() != (report / "skill_gap.csv").read_bytes()
     assert "p_killed" in leth.columns and "p_killed" not in gap.columns and "p_a_wins" not in leth.columns
-    assert (leth["after_out"] == lethality.AFTER_OUT).all()
+    for sid, part in leth.groupby("system"):
+        assert list(part["finish_attacks"]) == list(range(get_system(sid).rules().finish_attacks + 1))
+        assert list(part["after_out"]) == ["stop"] + ["finish"] * (len(part) - 1)
 
 
 def test_findings_open_every_section_and_match_the_page(report, tables):
@@ -142,13 +144,23 @@ def test_combat_and_lethality_findings_hold(tables):
                       - gap.query("system == @s and gap == 0")["p_a_wins"].iloc[0]) for s in SYSTEM_IDS}
     assert said["decisive"].facts["most"] == max(moved, key=moved.get)
     assert said["decisive"].facts["least"] == min(moved, key=moved.get)
-    assert system_name("en", max(moved, key=moved.get)) in said["decisive"].text
+    assert label("en", "short", max(moved, key=moved.get)) in said["decisive"].text
     rounds = gap[gap["gap"] == 0].set_index("system")["mean_rounds"]
     assert said["length"].facts["shortest"] == rounds.idxmin() and said["length"].facts["longest"] == rounds.idxmax()
     leth = {f.key: f for f in findings.lethality(tables, "en")}
-    assert f"after_out={lethality.AFTER_OUT}" in leth["how"].text
-    killed = tables["lethality"].query("gap == 0").set_index("system")["p_killed"]
-    assert leth["lethal"].facts["most"] == killed.idxmax() and odds("en", killed.max()) in leth["lethal"].text
+    assert "after_out=stop" in leth["how"].text and "after_out=finish" in leth["how"].text
+    t = tables["lethality"]
+    most = t["finish_attacks"].max()
+    for k, key in ((0, "stop"), (most, "finish")):
+        at = t[t["finish_attacks"] == k].set_index("system")["p_killed"]
+        order = sorted(at.index, key=lambda s: (-at[s], SYSTEM_IDS.index(s)))
+        assert leth["order"].facts[key] == order
+        shown = ", ".join(f"{label('en', 'short', s)} {percent('en', at[s])}" for s in order)
+        assert shown in leth["order"].text
+    wide = t.pivot(index="finish_attacks", columns="system", values="p_killed")
+    orders = [sorted(SYSTEM_IDS, key=lambda s, row=row: -row[s]) for _, row in wide.iterrows()]
+    changed = [k for k in range(1, most + 1) if orders[k] != orders[k - 1]]
+    assert bool(leth["rests_on"].facts["overtakes"]) == bool(changed)
     medians = {s: int(p[p["p_out"] >= 0.5]["k"].min())
                for s, p in tables["hits_to_out"].query("measure == 'hits'").groupby("system")}
     assert leth["hits"].facts["medians"] == medians
@@ -231,25 +243,25 @@ def test_hits_to_out_is_a_distribution_in_every_system(sid):
     assert df[(df["measure"] == "attacks") & (df["k"] == 1)]["p_out"].iloc[0] <= first.p_hit + first.p_graze + 1e-12
 
 
-def test_cross_system_lethality_finishes_when_every_system_can():
-    """Systems compare lethality under after_out=finish: the switch is flipped once all four accept it."""
-    accepted = {}
-    for sid in SYSTEM_IDS:
-        s = get_system(sid)
-        f = Setup.build().fighters(sid)[0]
-        try:
-            stop = s.duel(s.rules(), f, f).to_dict()
-            finish = s.duel(s.rules(after_out="finish"), f, f).to_dict()
-            accepted[sid] = (lethality.p_killed(stop), lethality.p_killed(finish))
-        except DicelabError:
-            pass
-    if lethality.AFTER_OUT == "stop":
-        assert len(accepted) < len(SYSTEM_IDS), "every system models after_out=finish: set lethality.AFTER_OUT = 'finish'"
-    else:
-        assert set(accepted) == set(SYSTEM_IDS)
-        for sid, (stop, finish) in accepted.items():
-            assert finish >= stop - 1e-9, sid
-        assert accepted["tristat"][1] > 0
+@pytest.mark.parametrize("sid", SYSTEM_IDS)
+def test_lethality_curve_is_the_duel_at_each_allowance(sid):
+    """The figure's curve, point by point: k = 0 is the duel stopped at the first out (no finishing code at all),
+    k >= 1 the duel with after_out=finish and finish_attacks=k, each solved on its own."""
+    s, setup = get_system(sid), Setup.build()
+    a, b = setup.fighters(sid)
+    chart = plots.lethality(lethality.finishing(sid, setup))
+    (trace,) = chart.panels[0].traces
+    assert list(trace.x) == list(range(s.rules().finish_attacks + 1))
+    for k in (0, 1, 2, 5, trace.x[-1]):
+        rules = s.rules() if k == 0 else s.rules(after_out="finish", finish_attacks=k)
+        d = s.duel(rules, a, b).to_dict()
+        both = sum(p for pair, p in d["final"].items() if set(pair.split("/")) <= {"dying", "dead"})
+        assert trace.y[k] == pytest.approx(d["p_a_dying"] + d["p_b_dying"] - both, abs=1e-12), k
+    assert all(y2 >= y1 - 1e-12 for y1, y2 in zip(trace.y, trace.y[1:])) and 0 <= trace.y[0] and trace.y[-1] <= 1
+    (bar,) = chart.panels[1].traces
+    stop = s.duel(s.rules(), a, b).to_dict()
+    decided = stop["p_a_wins"] + stop["p_b_wins"] + stop["p_both_out"]
+    assert bar.x[0] == pytest.approx(trace.y[0] / decided, abs=1e-12)
 
 
 def test_lethal_at_dead_is_not_defined_where_a_system_has_no_dead():
@@ -262,6 +274,10 @@ def test_lethal_at_dead_is_not_defined_where_a_system_has_no_dead():
     assert all(system_name("en", s) in chart.panels[0].note for s in missing)
     said = {f.key: f for f in findings.lethality({"lethality": t, "hits_to_out": lethality.hits_to_out("tun")}, "en")}
     assert said["undefined"].facts["systems"] == [s for s in SYSTEM_IDS if s in missing]
+    if len(SYSTEM_IDS) - len(missing) >= 2:
+        assert set(said["order"].facts["stop"]) == set(SYSTEM_IDS) - missing
+    else:  # one system with a dead level: nothing to order
+        assert "order" not in said
 
 
 @pytest.mark.skipif(not BROWSER and not os.environ.get("DICELAB_REQUIRE_BROWSER"), reason="no chromium on this machine")
@@ -281,7 +297,7 @@ def test_figures_render_alone_in_a_headless_browser(report, tmp_path):
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         page.on("request", lambda r: requests.append(r.url))
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(alone.as_uri())
+        page.goto(alone.as_uri(), timeout=180_000)  # plotly.js and twelve figures: slow on a busy machine
         page.wait_for_function("document.querySelectorAll('.plotly-graph-div .main-svg').length > 0")
         drawn = page.evaluate("""Array.from(document.querySelectorAll('.plotly-graph-div')).map(d => [d.id,
             d.querySelectorAll('.main-svg').length, d.querySelectorAll('.scatterlayer .trace, .barlayer .trace').length,
@@ -316,6 +332,19 @@ def test_russian_page_has_no_english_dice_or_raw_ids(russian):
     assert re.search(r"\d,\d%", text)
 
 
+def test_every_string_the_russian_report_shows_is_russian(russian):
+    """The whole page walked: its text, tables, captions, findings and every figure's titles, axes, legends, hover
+    texts and category names; no English word left (identifiers only as name=value, in code or beside their name)."""
+    from plotly.offline import get_plotlyjs
+
+    from tests.russian import english_words, html_texts
+
+    page = russian.replace(get_plotlyjs(), "")
+    assert page.count("Plotly.newPlot") == len(ITEMS)
+    english = {text: english_words(text) for text in html_texts(page) if english_words(text)}
+    assert not english, list(english.items())[:10]
+
+
 def test_russian_findings_and_legends(tables):
     for section in SECTIONS:
         for f in findings.SECTION_FINDINGS[section](tables, "ru"):
@@ -343,7 +372,7 @@ def test_captions_name_the_model_and_every_reading(tmp_path):
     check = caption(next(i for i in ITEMS if i.name == "success_curves"), setup, "en")
     assert "Exact" in check and "die=8" in check and "defense_clamp=false" in check and "book's rules" in check
     duel = caption(next(i for i in ITEMS if i.name == "lethality"), setup, "en")
-    assert "Markov" in duel and f"after_out={lethality.AFTER_OUT}" in duel and "trained_armed" in duel
+    assert "Markov" in duel and "after_out=stop (0) or after_out=finish (1 to 10 attacks)" in duel and "trained_armed" in duel
 
 
 def test_variant_effects_share_one_signed_scale_per_measure(tables):
@@ -367,10 +396,10 @@ def test_integer_axes_get_integer_ticks(tables):
     for name in ("rounds", "damage", "success_absolute", "outcome_distributions", "lethality"):
         item = next(i for i in ITEMS if i.name == name)
         chart = plots.CHARTS[name](tables[item.table])
-        assert all(p.x_integer for p in chart.panels), name
+        assert all(p.x_integer for p in chart.panels if not p.categories), name
         fig = chart.matplotlib()
-        for ax in fig.axes:
-            if ax.get_visible() and ax.get_xlabel():
+        for ax, panel in zip(fig.axes, chart.panels):
+            if ax.get_visible() and ax.get_xlabel() and panel.x_integer:
                 ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
                 assert all(float(t).is_integer() for t in ticks), (name, ticks)
 

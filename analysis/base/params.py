@@ -15,6 +15,7 @@ analysis.base.params.ParamError: rating = 11 is not allowed; allowed: an integer
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import numbers
 import re
@@ -58,17 +59,40 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
     return text if len(text) <= limit + 10 else text[:limit] + "…"
 
 
+def suggest(word: Any, options: Iterable[Any]) -> str | None:
+    """The option a misspelt ``word`` most likely meant (``None`` when none is close).
+
+    >>> suggest("taget", ["target", "die", "mod"]), suggest("xyz", ["target"])
+    ('target', None)
+    """
+    names = {str(o).lower(): str(o) for o in options}
+    found = difflib.get_close_matches(str(word).strip().lower(), list(names), n=1, cutoff=0.6)
+    return names[found[0]] if found else None
+
+
+def did_you_mean(word: Any, options: Iterable[Any]) -> str:
+    """``"; did you mean X?"`` for a close option, else ``""`` (the tail of a one-line refusal).
+
+    >>> did_you_mean("maximu", ["maximus", "tiberius"])
+    '; did you mean maximus?'
+    """
+    found = suggest(word, options)
+    return f"; did you mean {found}?" if found is not None and found != str(word) else ""
+
+
 class DicelabError(ValueError):
     """An error the user can act on; the CLI prints it as one line."""
 
 
 class ParamError(DicelabError):
-    """A parameter has a value outside what is allowed."""
+    """A parameter has a value outside what is allowed; ``options`` (the allowed names or values) add a "did you
+    mean" for a close one."""
 
-    def __init__(self, name: str, value: Any, allowed: str, where: str = ""):
-        self.name, self.value, self.allowed = name, value, allowed
+    def __init__(self, name: str, value: Any, allowed: str, where: str = "", options: Iterable[Any] = ()):
+        self.name, self.value, self.allowed, self.where, self.options = name, value, allowed, where, tuple(options)
         prefix = f"{where}: " if where else ""
-        super().__init__(f"{prefix}{name} = {shown(value)} is not allowed; allowed: {allowed}")
+        tail = did_you_mean(value, self.options) if isinstance(value, str) else ""
+        super().__init__(f"{prefix}{name} = {shown(value)} is not allowed; allowed: {allowed}{tail}")
 
 
 class Spec:
@@ -249,10 +273,14 @@ class Choice(Spec):
         return "one of " + ", ".join(str(c) for c in self.choices)
 
     def parse(self, name: str, text: str) -> Any:
+        """The choice ``text`` names; dice may be written as a designer writes them (``d8`` for the die 8, ``3к6``,
+        ``1d6×3``)."""
+        typed = str(text).strip()
+        canonical = dice_text(typed)
         for choice in self.choices:
-            if str(choice) == str(text).strip():
+            if str(choice) in (typed, canonical) or f"d{choice}" == canonical:
                 return choice
-        raise ParamError(name, text, self.allowed)
+        raise ParamError(name, text, self.allowed, options=self.choices)
 
     def validate(self, name: str, value: Any) -> Any:
         if isinstance(value, str) and not any(isinstance(c, str) for c in self.choices):
@@ -260,6 +288,35 @@ class Choice(Spec):
         if isinstance(value, bool) or value not in self.choices:
             raise ParamError(name, value, self.allowed)
         return next(c for c in self.choices if c == value)  # 6.0 is the choice 6, as Int takes 5.0 for 5
+
+
+_DICE_TEXT = re.compile(r"(\d*)\s*[dDкКдД]\s*(\d+)\s*(?:[xX×хХ*]\s*(\d+))?")
+
+
+def dice_text(text: str) -> str:
+    """Dice notation as the lab writes it: ``3к6`` -> ``3d6``, ``1d6×3`` -> ``1d6x3``, ``D8`` -> ``d8``; other text
+    unchanged.
+
+    >>> dice_text("3к6"), dice_text("1К6 x 3"), dice_text("d8"), dice_text("fudge")
+    ('3d6', '1d6x3', 'd8', 'fudge')
+    """
+    m = _DICE_TEXT.fullmatch(str(text).strip())
+    if not m:
+        return str(text)
+    return f"{m.group(1)}d{m.group(2)}" + (f"x{m.group(3)}" if m.group(3) else "")
+
+
+def parse_probability(text: str) -> float:
+    """A probability as typed: ``0.75``, ``.75`` or ``75%``, each a plain number (:func:`plain_number`: ``0_5`` is
+    not 0.5; ValueError otherwise; the range is the caller's to check).
+
+    >>> parse_probability("75%"), parse_probability(" 0.75 "), parse_probability("12.5 %")
+    (0.75, 0.75, 0.125)
+    """
+    text = str(text).strip()
+    if text.endswith("%"):
+        return plain_number(text[:-1], float) / 100
+    return plain_number(text, float)
 
 
 @dataclass(frozen=True)
@@ -397,7 +454,7 @@ class Validated:
         except ParamError as err:
             if not self.where or str(err).startswith(self.where):
                 raise
-            raise ParamError(err.name, err.value, err.allowed, self.where) from None
+            raise ParamError(err.name, err.value, err.allowed, self.where, err.options) from None
 
     def check(self) -> None:
         """Cross-field validation; subclasses raise :class:`ParamError`."""
@@ -440,7 +497,7 @@ class Validated:
             try:
                 parsed[name] = specs[name].parse(name, text) if isinstance(text, str) else text
             except ParamError as err:
-                raise ParamError(err.name, err.value, err.allowed, cls.where) from None
+                raise ParamError(err.name, err.value, err.allowed, cls.where, err.options) from None
         return dataclasses.replace(base, **parsed) if base is not None else cls(**parsed)
 
     @classmethod
@@ -448,8 +505,10 @@ class Validated:
         """The error for a name that is not a parameter: the names allowed, or that there are none."""
         specs = cls.specs()
         allowed = "a parameter among " + ", ".join(specs) if specs else f"none: there are no {cls.where}"
-        return ParamError(name, value, allowed + (f" ({cls.none_note})" if cls.none_note and not specs else ""),
-                          cls.where)
+        error = ParamError(name, value, allowed + (f" ({cls.none_note})" if cls.none_note and not specs else ""),
+                           cls.where)
+        hint = did_you_mean(name, specs)
+        return ParamError(name, value, error.allowed + hint, cls.where) if hint else error
 
     def replace(self, **changes: Any):
         """A copy with some fields changed (validated again)."""

@@ -104,6 +104,7 @@ class ExchangeResult:
     p_critical: float
     damage: Dist
     condition_after: Mapping[str, float]
+    """P(each condition of the defender after the attack), from fresh to worst (the track's order)."""
     notes: Sequence[str] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
     """System-specific figures (Tri-Stat: P(blocked), the stat-limit warnings...)."""
@@ -135,11 +136,14 @@ class ExchangeResult:
 
 
 def summarize(system: str, rules: Any, attacker: Any, defender: Any, branches: Sequence[Branch],
-              track: Track, label: Callable[[Any], str], notes: Sequence[str] = ()) -> ExchangeResult:
-    """An :class:`ExchangeResult` from the branches of one attack."""
+              track: Track, label: Callable[[Any], str], notes: Sequence[str] = (),
+              severity: Callable[[int], Any] | None = None) -> ExchangeResult:
+    """An :class:`ExchangeResult` from the branches of one attack; the defender's conditions after it are listed
+    from the lightest to the worst by ``severity`` (a key of a condition's index; default: the track's order)."""
     by_kind = {k: 0.0 for k in KINDS}
     crit = 0.0
     after: dict[str, float] = {}
+    rank: dict[str, int] = {}
     dmg = np.array([b.damage for b in branches], dtype=np.int64)
     probs = np.array([b.p for b in branches])
     for b in branches:
@@ -147,6 +151,8 @@ def summarize(system: str, rules: Any, attacker: Any, defender: Any, branches: S
         crit += b.p if b.critical else 0.0
         name = label(track.labels[b.condition])
         after[name] = after.get(name, 0.0) + b.p
+        key = (track.status[b.condition], severity(b.condition) if severity else b.condition)
+        rank[name] = min(rank.get(name, key), key)
     residual = max(0.0, 1.0 - float(probs.sum()))
     return ExchangeResult(
         system=system,
@@ -159,7 +165,7 @@ def summarize(system: str, rules: Any, attacker: Any, defender: Any, branches: S
         p_hit=by_kind["hit"],
         p_critical=crit,
         damage=Dist._from_arrays(dmg, probs, residual),
-        condition_after=dict(sorted(after.items(), key=lambda kv: -kv[1])),
+        condition_after=dict(sorted(after.items(), key=lambda kv: rank[kv[0]])),
         notes=tuple(notes),
     )
 
@@ -235,6 +241,9 @@ class DuelResult:
         }
         out.update(level_fields(self.system, self.variants, {f"p_{x}_{lv}": getattr(s, f"p_{x}_{lv}")
                                                                for x in "ab" for lv in LEVELS}))
+        out.update(killed_fields(self.system, out["lethal_at"], s))
+        if out["p_killed"] is None:
+            out["null_reasons"]["p_killed"] = out["null_reasons"]["p_a_killed"]
         out["mean_finish_attacks"] = s.finish_attacks
         cap = self.extra.get("rounds_cap")
         out.update(rounds_fields(s, cap))
@@ -272,6 +281,17 @@ def level_fields(system_id: str, variants: Mapping[str, Any], p: Mapping[str, An
                 out[name] = p[source]
     out["null_reasons"] = reasons
     return out
+
+
+def killed_fields(system_id: str, lethal_at: str, s: Solution) -> dict[str, Any]:
+    """P(at least one fighter killed) (``p_killed``: at the ``lethal_at`` level or worse; never above 1, unlike
+    ``p_a_killed + p_b_killed``) and, under ``after_out = "finish"``, the same when at most k finishing attacks are
+    allowed (``p_killed_by_finish_attacks[k]``, k = 0: the deciding blow alone); ``None`` where the system has no
+    such level (the reason under ``null_reasons``) or the duel stopped at the first out."""
+    if registered(system_id).level_missing(lethal_at):
+        return {"p_killed": None, "p_killed_by_finish_attacks": None}
+    curve = list(s.killed_by_attacks) if s.killed_by_attacks else None
+    return {"p_killed": s.p_killed(lethal_at), "p_killed_by_finish_attacks": curve}
 
 
 def rounds_fields(s: Solution, cap: int | None = None) -> dict[str, Any]:

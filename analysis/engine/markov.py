@@ -172,7 +172,10 @@ class Solution:
     truncated unbounded roll (0 when nothing was truncated).
     ``finish_attacks`` is the mean number of attacks on a helpless fighter
     among the fights that end with exactly one side out (``None`` when the
-    duel stopped at the first out).
+    duel stopped at the first out).  ``killed_by_attacks[k]`` is P(at least one
+    fighter at the ``lethal_at`` level or worse when at most ``k`` finishing
+    attacks are allowed), k = 0 (the deciding blow alone) .. the attacks
+    :func:`finish` played (empty when it was not applied).
     """
 
     p_a_wins: float
@@ -193,6 +196,7 @@ class Solution:
     ends: dict[tuple[int, int], float] = field(default_factory=dict, repr=False)
     truncation: float = 0.0
     finish_attacks: float | None = None
+    killed_by_attacks: tuple[float, ...] = ()
 
     @property
     def p_ends(self) -> float:
@@ -226,6 +230,12 @@ class Solution:
         if lethal_at == "dead":
             return self.p_a_dead, self.p_b_dead
         return self.p_a_dying, self.p_b_dying
+
+    def p_killed(self, lethal_at: str) -> float:
+        """P(the fight ends with at least one fighter at ``lethal_at`` or worse): never above 1, unlike the sum of
+        :meth:`killed` when both can fall in the same round."""
+        worst = LETHAL[lethal_at]
+        return float(sum(p for pair, p in self.final.items() if max(STATUS_NAMES.index(x) for x in pair) >= worst))
 
 
 def _levels(ends: Mapping[tuple[int, int], float], a: Track, b: Track) -> dict[str, float]:
@@ -435,25 +445,31 @@ def finish(sol: Solution, a: Track, b: Track, on_a: Mapping[int, sp.spmatrix], o
         vec[j if a_up else i] += p
         p_one_out += p
     spent = 0.0
+    lethal = LETHAL[lethal_at]
+    killed = np.full(attacks + 1, sum(p for (i, j), p in ends.items() if max(a.status[i], b.status[j]) >= lethal),
+                     dtype=float)
     for (victim, keep, cls), vec in groups.items():
         track = b if victim == "b" else a
         k = (on_b if victim == "b" else on_a)[cls]
-        target = min(LETHAL[lethal_at], track.deepest)
+        target = min(lethal, track.deepest)
         done = np.asarray(track.status) >= target
+        hit = np.asarray(track.status) >= lethal
         kt = sp.csr_matrix(k).T.tocsr()
-        for _ in range(attacks):
+        killed[0] += vec[hit].sum()
+        for n in range(1, attacks + 1):
             going = vec[~done].sum()
-            if going <= 0:
-                break
-            spent += going
-            moving = np.where(done, 0.0, vec)
-            vec = np.where(done, vec, 0.0) + kt @ moving
+            if going > 0:
+                spent += going
+                moving = np.where(done, 0.0, vec)
+                vec = np.where(done, vec, 0.0) + kt @ moving
+            killed[n] += vec[hit].sum()
         for idx in np.flatnonzero(vec > 0):
             pair = (keep, int(idx)) if victim == "b" else (int(idx), keep)
             ends[pair] = ends.get(pair, 0.0) + float(vec[idx])
     levels = _levels(ends, a, b)
     levels = {k: v for k, v in levels.items() if k not in ("p_a_wins", "p_b_wins", "p_both_out")}
-    return replace(sol, **levels, ends=ends, finish_attacks=spent / p_one_out if p_one_out > 0 else 0.0)
+    return replace(sol, **levels, ends=ends, finish_attacks=spent / p_one_out if p_one_out > 0 else 0.0,
+                   killed_by_attacks=tuple(float(x) for x in killed))
 
 
 def helpless_kernel(track: Track, branches: Callable[[int], Iterable[tuple[float, int]]],

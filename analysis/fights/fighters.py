@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from analysis.base.files import load_data
-from analysis.base.params import MAX_NAME, MAX_NOTE, DicelabError, check_text, parse_pairs, shown
+from analysis.base.params import MAX_NAME, MAX_NOTE, DicelabError, ParamError, check_text, parse_pairs, shown
 from analysis.engine.system import System
 
 META_KEYS = ("name", "note", "archetype")
@@ -39,7 +39,13 @@ def archetypes(system_id: str) -> dict[str, dict[str, Any]]:
 def build_fighter(system: System, entry: Mapping[str, Any], where: str, default_name: str | None = None) -> Any:
     """A fighter from a mapping of parameters (text or values) plus the meta keys; a ``name`` or ``note`` given must
     be text (:func:`~analysis.base.params.check_text`); without a name: ``default_name`` (cut to
-    :data:`~analysis.base.params.MAX_NAME` characters), else the archetype's, else ``where``."""
+    :data:`~analysis.base.params.MAX_NAME` characters), else the archetype's, an archetype with changed fields named
+    after both (``maximus, armor 3``), else ``where``.
+
+    >>> from analysis.systems import get_system
+    >>> build_fighter(get_system("kurs"), {"archetype": "maximus", "armor": "3"}, "--a").name
+    'maximus, armor 3'
+    """
     entry = dict(entry)
     base_name = entry.pop("archetype", None)
     name, note = entry.pop("name", None), entry.pop("note", None)
@@ -57,9 +63,13 @@ def build_fighter(system: System, entry: Mapping[str, Any], where: str, default_
         base = archetype(system, base_name)
     try:
         fighter = system.Fighter.from_text(entry, base=base)
+    except ParamError as err:
+        raise ParamError(err.name, err.value, err.allowed, f"{where}: {err.where}" if err.where else where,
+                         err.options) from None
     except DicelabError as err:
         raise DicelabError(f"{where}: {err}") from None
-    name = name or (default_name or "")[:MAX_NAME] or (base.name if base is not None else where[:MAX_NAME])
+    fallback = where if base is None else ", ".join([base.name, *(f"{k} {v}" for k, v in entry.items())])
+    name = name or (default_name or fallback)[:MAX_NAME]
     return fighter.replace_meta(name=name, note=note or getattr(base, "note", ""))
 
 
@@ -76,7 +86,7 @@ def archetype(system: System, name: str) -> Any:
     """A ready fighter by archetype name."""
     table = archetypes(system.id)
     if name not in table:
-        raise DicelabError(f"{system.id} archetype = {shown(name)} is not allowed; allowed: one of {', '.join(table)}")
+        raise ParamError(f"{system.id} archetype", name, f"one of {', '.join(table)}", options=table)
     return build_fighter(system, table[name], f"{system.id} archetype {name!r}", default_name=name)
 
 
@@ -96,7 +106,7 @@ def load_fighter(system: System, spec: str, what: str = "fighter") -> Any:
     if "=" in spec:
         entry = parse_pairs(spec, what)
         require_content(system, entry, what)
-        return build_fighter(system, entry, what, default_name="inline fighter")
+        return build_fighter(system, entry, what, default_name=None if "archetype" in entry else "inline fighter")
     path = Path(spec)
     if path.suffix.lower() in (".toml", ".json"):
         data = load_data(path, "fighter file")

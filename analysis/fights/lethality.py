@@ -8,10 +8,14 @@ archetype).  A *skill gap* of k raises A's combat skills
 different things in different systems, every row also carries the *hit edge*:
 A's chance to hit B in one exchange minus B's chance to hit A.
 
-Lethality is compared with every duel played to the end the rules ask
-for (docs/rules/README.md: under ``after_out = "stop"`` only the deciding blow can kill,
-so systems are compared under ``"finish"``), and "killed" is the level the
-setup's ``lethal_at`` option names (``dying`` by default).
+Lethality is a curve, not one number (:func:`finishing`): P(at least one fighter
+killed) when the winner may strike the helpless loser 0 times (``after_out =
+"stop"``: the deciding blow alone), 1, 2, … up to the setup's ``finish_attacks``
+(``after_out = "finish"``).  Under ``stop`` a system whose deciding blow rarely
+leaves the loser dying (Tri-Stat) shows almost no deaths; with ten finishing
+attacks every system nears its ceiling; the curve between says how fast a
+helpless fighter dies.  "Killed" is the level the setup's ``lethal_at`` option
+names (``dying`` by default).
 
 >>> df = skill_gap("tristat", gaps=(0, 2))
 >>> list(df["gap"]), bool(df["p_a_wins"].is_monotonic_increasing)
@@ -28,25 +32,22 @@ import pandas as pd
 
 from analysis.engine import markov
 from analysis.engine.combat import branch_kernel
-from analysis.engine.markov import OUT, STATUS_NAMES
+from analysis.engine.markov import OUT
 from analysis.engine.system import System
 from analysis.fights.budget import exact_duel
 from analysis.fights.setup import BASE, Setup
 from analysis.systems import SYSTEM_IDS, get_system
 
-__all__ = ["BASE", "GAPS", "GAP_RULES", "AFTER_OUT", "with_gap", "duel_rules", "skill_gap", "rounds_distribution",
-           "hits_to_out", "compare"]
+__all__ = ["BASE", "GAPS", "GAP_RULES", "AFTER_OUT", "with_gap", "duel_rules", "skill_gap", "finishing",
+           "rounds_distribution", "hits_to_out", "compare"]
 
 GAPS = (0, 1, 2, 3, 4)
 GAP_RULES = {"tristat": {"stat_limits": "warn"}}
 """Rule settings the skill-gap comparison needs: Tri-Stat's combat skills stop at X/2 = 3 at d6, so gaps past 2
 over trained_armed's skill 1 are beyond the book; they run with the limits as warnings, not rejections."""
 AFTER_OUT = "finish"
-"""How every cross-system duel ends: the one switch between ``"stop"`` and ``"finish"``.
-
-The rules compare lethality under ``finish`` (docs/rules/README.md, duel options), which all four systems model
-(``tests/test_report.py::test_cross_system_lethality_finishes_when_every_system_can`` asked for this flip the day
-the last of them, 2K, accepted it)."""
+"""How the cross-system duels of the skill-gap comparison and the rule readings end (``"stop"`` or ``"finish"``);
+lethality itself is measured over every number of finishing attacks (:func:`finishing`)."""
 MAX_ATTACKS = 60
 """Hits/attacks-to-out curves stop here (or once P(out) is within 1e-9 of 1)."""
 
@@ -59,17 +60,6 @@ def with_gap(system: System, fighter: Any, gap: int) -> Any:
 def duel_rules(rules: Any) -> Any:
     """The ruleset the cross-system duels are played under: the setup's, ended as :data:`AFTER_OUT` says."""
     return rules.replace(after_out=AFTER_OUT)
-
-
-def p_killed(result: dict[str, Any]) -> float | None:
-    """P(the fight ends with someone at the ``lethal_at`` level or worse), from a duel's final pairs;
-    ``None`` when the system has no such level."""
-    lethal = result["lethal_at"]
-    if result["p_a_killed"] is None:
-        return None
-    worst = STATUS_NAMES.index(lethal)
-    return sum(p for pair, p in result["final"].items()
-               if max(STATUS_NAMES.index(s) for s in pair.split("/")) >= worst)
 
 
 def skill_gap(system_id: str, setup: Setup | None = None, gaps: Iterable[int] = GAPS) -> pd.DataFrame:
@@ -90,11 +80,38 @@ def skill_gap(system_id: str, setup: Setup | None = None, gaps: Iterable[int] = 
             "p_a_wins": res["p_a_wins"], "p_b_wins": res["p_b_wins"], "p_both_out": res["p_both_out"],
             "p_stalemate": res["p_stalemate"], "mean_rounds": res["mean_rounds"],
             "median_rounds": res["median_rounds"], "after_out": res["after_out"], "lethal_at": res["lethal_at"],
-            "p_a_killed": res["p_a_killed"], "p_b_killed": res["p_b_killed"], "p_killed": p_killed(res),
+            "p_a_killed": res["p_a_killed"], "p_b_killed": res["p_b_killed"], "p_killed": res["p_killed"],
             "killed_note": res["null_reasons"].get("p_a_killed", ""),
             "mean_finish_attacks": res["mean_finish_attacks"], "states": res["states"],
         })
     return pd.DataFrame(rows)
+
+
+def finishing(system_id: str, setup: Setup | None = None) -> pd.DataFrame:
+    """P(at least one fighter killed) against the finishing attacks the winner may make on the helpless loser:
+    one row per k = 0 (``after_out = "stop"``: the deciding blow alone) .. the setup's ``finish_attacks``.
+
+    ``p_decided`` is P(someone goes out); ``p_deciding_blow`` is P(the deciding blow itself leaves the loser at the
+    killed level | the fight is decided), the same on every row; ``p_killed`` is ``None`` (with ``killed_note``)
+    where the system has no such level.
+
+    >>> df = finishing("tristat")
+    >>> list(df["finish_attacks"])[:3], df["after_out"].iloc[0], bool(df["p_killed"].is_monotonic_increasing)
+    ([0, 1, 2], 'stop', True)
+    """
+    setup = setup or Setup.build()
+    system = get_system(system_id)
+    rules = setup.ruleset(system_id)
+    a, b = setup.fighters(system_id)
+    res = exact_duel(system, rules.replace(after_out="finish"), a, b).to_dict()
+    curve = res["p_killed_by_finish_attacks"] or [None] * (rules.finish_attacks + 1)
+    decided = res["p_a_wins"] + res["p_b_wins"] + res["p_both_out"]
+    blow = curve[0] / decided if curve[0] is not None and decided > 0 else None
+    note = res["null_reasons"].get("p_killed", "")
+    return pd.DataFrame([{"system": system_id, "a": a.name, "b": b.name, "lethal_at": res["lethal_at"],
+                          "finish_attacks": k, "after_out": "stop" if k == 0 else "finish", "p_killed": p,
+                          "p_decided": decided, "p_deciding_blow": blow, "killed_note": note}
+                         for k, p in enumerate(curve)])
 
 
 def rounds_distribution(system_id: str, setup: Setup | None = None) -> pd.DataFrame:
@@ -153,16 +170,15 @@ def _diag(values: np.ndarray) -> Any:
 
 
 def compare(setup: Setup | None = None, systems: Iterable[str] = SYSTEM_IDS) -> dict[str, pd.DataFrame]:
-    """Every table of the combat comparison: ``skill_gap`` (wins and rounds by gap), ``lethality`` (P(killed)
-    by gap), ``rounds`` (the first out's round) and ``hits_to_out``."""
+    """Every table of the combat comparison: ``skill_gap`` (wins and rounds by gap), ``lethality`` (P(at least one
+    killed) by the finishing attacks allowed, :func:`finishing`), ``rounds`` (the first out's round) and
+    ``hits_to_out``."""
     setup = setup or Setup.build()
     systems = list(systems)
     gap = pd.concat([skill_gap(s, setup) for s in systems], ignore_index=True)
-    lethal_cols = ["system", "a", "b", "gap", "after_out", "lethal_at", "p_killed", "p_a_killed", "p_b_killed",
-                   "mean_finish_attacks", "killed_note"]
     return {
-        "skill_gap": gap.drop(columns=lethal_cols[6:]),
-        "lethality": gap[lethal_cols],
+        "skill_gap": gap.drop(columns=["p_a_killed", "p_b_killed", "p_killed", "killed_note", "mean_finish_attacks"]),
+        "lethality": pd.concat([finishing(s, setup) for s in systems], ignore_index=True),
         "rounds": pd.concat([rounds_distribution(s, setup) for s in systems], ignore_index=True),
         "hits_to_out": pd.concat([hits_to_out(s, setup) for s in systems], ignore_index=True),
     }

@@ -22,6 +22,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
 KINDS = ("line", "bar", "hbar")
+SEPARATORS = {"en": ".,", "ru": ",\u202f"}
+"""plotly's decimal mark and thousands separator per language."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class Panel:
     """``hbar``: write the category names beside the axis (panels sharing another's rows leave them out)."""
     note: str = ""
     """Text written across the panel (e.g. why a system is missing from it)."""
+    marks: tuple[tuple[str, str], ...] = ()
+    """``hbar``: ``(category, text)`` written at the zero line where a row has no bar (``0``, refused, n/a)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,8 @@ class Chart:
     caption: str = ""
     row_height: float = 3.6
     """Height of one row of panels, in inches (plotly: x 100 px)."""
+    lang: str = "en"
+    """The decimal mark of the axes and hover follows the language of the text (a comma in Russian)."""
 
     @property
     def rows(self) -> int:
@@ -88,6 +94,8 @@ class Chart:
         handles: dict[str, Any] = {}
         for ax, panel in zip(axes, self.panels):
             _draw_mpl(ax, panel, handles)
+            if self.lang == "ru":
+                _decimal_comma(ax, panel)
         for ax in list(axes)[len(self.panels):]:
             ax.set_visible(False)
         fig.suptitle(self.title)
@@ -117,9 +125,12 @@ class Chart:
         for i, panel in enumerate(self.panels):
             row, col = divmod(i, self.cols)
             _draw_plotly(fig, go, panel, row + 1, col + 1, i + 1, shown)
+        lines = all(t.kind == "line" for p in self.panels for t in p.traces)
         fig.update_layout(title=self.title, height=int(100 * self.row_height * self.rows) + 160,
-                          barmode="group", legend={"orientation": "h", "y": -0.12 / self.rows},
-                          margin={"t": 90, "b": 60}, template="plotly_white", hovermode="closest")
+                          barmode="group", legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1,
+                                                   "yanchor": "top"},
+                          margin={"t": 90, "b": 60, "r": 190}, template="plotly_white",
+                          hovermode="x unified" if lines else "closest", separators=SEPARATORS[self.lang])
         return fig
 
     def html(self, div_id: str) -> str:
@@ -196,8 +207,10 @@ def _draw_mpl(ax: Any, panel: Panel, handles: dict[str, Any]) -> None:
     for v in panel.vlines:
         ax.axvline(v, color="grey", lw=0.6, ls=":")
     if panel.categories:
-        ax.set_yticks(list(positions.values()), list(positions) if panel.category_labels else [], fontsize=7)
+        ax.set_yticks(list(positions.values()), list(positions) if panel.category_labels else [], fontsize=8)
         ax.set_ylim(-0.6, len(positions) - 0.4)
+    for category, text in panel.marks:
+        ax.text(0, positions[category], f" {text}", va="center", ha="left", fontsize=7, color="#666")
     ax.set_title(panel.title, fontsize=10)
     ax.set_xlabel(panel.xlabel)
     ax.set_ylabel(panel.ylabel)
@@ -215,6 +228,16 @@ def _draw_mpl(ax: Any, panel: Panel, handles: dict[str, Any]) -> None:
         ax.text(0.5, 0.5, "\n".join(textwrap.wrap(panel.note, 48)), transform=ax.transAxes, ha="center",
                 va="center", fontsize=8, color="#555")
     ax.grid(alpha=0.3)
+
+
+def _decimal_comma(ax: Any, panel: Panel) -> None:
+    """Tick labels with a decimal comma (a category axis keeps its names)."""
+    from matplotlib.ticker import FuncFormatter
+
+    comma = FuncFormatter(lambda v, _: f"{v:g}".replace(".", ",").replace("-", "−"))
+    ax.xaxis.set_major_formatter(comma)
+    if not panel.categories:
+        ax.yaxis.set_major_formatter(comma)
 
 
 def _draw_plotly(fig: Any, go: Any, panel: Panel, row: int, col: int, index: int, shown: set[str]) -> None:
@@ -239,7 +262,7 @@ def _draw_plotly(fig: Any, go: Any, panel: Panel, row: int, col: int, index: int
     if not panel.traces:
         xaxis["visible"] = yaxis["visible"] = False
     if panel.categories:
-        yaxis.update(categoryorder="array", categoryarray=list(reversed(panel.categories)), tickfont={"size": 9},
+        yaxis.update(categoryorder="array", categoryarray=list(reversed(panel.categories)), tickfont={"size": 11},
                      showticklabels=panel.category_labels)
     for axis, rng, flag, values in (("x", panel.x_range, panel.x_integer, _values(panel, "x")),
                                     ("y", panel.y_range, panel.y_integer, _values(panel, "y"))):
@@ -258,6 +281,11 @@ def _draw_plotly(fig: Any, go: Any, panel: Panel, row: int, col: int, index: int
     for v in panel.vlines:
         fig.add_shape(type="line", xref=f"x{suffix}", yref=f"y{suffix} domain", x0=v, x1=v, y0=0, y1=1,
                       line={"color": "grey", "width": 1, "dash": "dot"})
+    if panel.marks:  # one text trace, not an annotation per row: a page of them stays quick to draw
+        fig.add_trace(go.Scatter(x=[0.0] * len(panel.marks), y=[c for c, _ in panel.marks], mode="text",
+                                 text=[f" {t}" for _, t in panel.marks], textposition="middle right",
+                                 textfont={"size": 10, "color": "#666"}, showlegend=False, hoverinfo="skip"),
+                      row=row, col=col)
     if panel.note:
         fig.add_annotation(text="<br>".join(textwrap.wrap(panel.note, 48)), xref=f"x{suffix} domain",
                            yref=f"y{suffix} domain", x=0.5, y=0.5, showarrow=False, font={"size": 11, "color": "#555"})

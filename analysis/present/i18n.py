@@ -33,11 +33,17 @@ _COMMON = {
         "probability": "probability",
         "delta_p": "P(success) bought by +1 (percentage points)",
         "spread": "spread of the outcome (std)",
+        "swing_points": "points of the system's own value from P(success) 10% to 90%",
         "system": "system",
         "rounds": "round of the first incapacitation",
         "p_win": "P(A wins)",
         "skill_gap": "skill gap (points of A's combat skills over B's)",
-        "p_killed": "P(the fight kills)",
+        "p_killed": "P(at least one killed)",
+        "p_killed_dying": "P(at least one fighter dying or dead)",
+        "p_killed_dead": "P(at least one fighter dead)",
+        "finish_attacks": "finishing attacks allowed on the helpless loser (0: the fight stops at the first out)",
+        "deciding_blow_dying": "P(the deciding blow leaves the loser dying | the fight is decided)",
+        "deciding_blow_dead": "P(the deciding blow leaves the loser dead | the fight is decided)",
         "hits": "damaging hits taken",
         "attacks": "attacks made",
         "p_out_by": "P(out by then)",
@@ -60,11 +66,17 @@ _COMMON = {
         "probability": "вероятность",
         "delta_p": "прирост P(успеха) от +1 (процентные пункты)",
         "spread": "разброс результата (ст. откл.)",
+        "swing_points": "очков собственной шкалы системы от P(успеха) 10% до 90%",
         "system": "система",
         "rounds": "раунд первого вывода из строя",
         "p_win": "P(победы A)",
         "skill_gap": "разница в боевых навыках (очки A сверх B)",
-        "p_killed": "P(бой убивает)",
+        "p_killed": "P(хотя бы один погиб)",
+        "p_killed_dying": "P(хотя бы один боец при смерти или мёртв)",
+        "p_killed_dead": "P(хотя бы один боец мёртв)",
+        "finish_attacks": "разрешено добивающих ударов по беспомощному (0: бой кончается на первом выбывшем)",
+        "deciding_blow_dying": "P(решающий удар оставляет проигравшего при смерти | бой решён)",
+        "deciding_blow_dead": "P(решающий удар убивает проигравшего | бой решён)",
         "hits": "пропущено ранящих ударов",
         "attacks": "сделано атак",
         "p_out_by": "P(выведен из строя к этому моменту)",
@@ -73,7 +85,7 @@ _COMMON = {
         "hit_edge": "перевес в попаданиях: P(попал A) − P(попал B)",
         "check_shift": "таблица проверок:\nнаибольшее ΔP(успеха)",
         "d_p_a_wins": "равный бой:\nΔP(победы A)",
-        "d_p_killed": "равный бой:\nΔP(гибели)",
+        "d_p_killed": "равный бой:\nΔP(хотя бы один погиб)",
         "d_mean_rounds": "равный бой:\nΔ среднего числа раундов",
         "not_defined": "не определено",
         "mine": "моя настройка",
@@ -112,7 +124,7 @@ GLOSSARY = {
         ("K.U.R.S.", "roll 3dK over the difficulty; dK is a d6 labelled −2, −1, 0, 0, +1, +2 by default"),
         ("out / dying / dead", "cannot act / dies without aid / dead; not every system has all three"),
         ("lab assumption", "a number the lab chose where no source text gives one (its reason and plausible "
-                           "values: dicelab systems); each figure names the ones it rests on"),
+                           "values: `dicelab systems`); each figure names the ones it rests on"),
     ),
     "ru": (
         ("Tri-Stat dX", "бросок 2кX «под» Цель (стат + навык); X — кубик кампании (к4 … к20)"),
@@ -126,16 +138,17 @@ GLOSSARY = {
         ("вывод из строя / при смерти / гибель", "не может действовать / умрёт без помощи / мёртв; "
                                                 "не у каждой системы есть все три"),
         ("допущение лаборатории", "число, выбранное лабораторией там, где исходный текст его не даёт (причина и "
-                                  "правдоподобные значения: dicelab systems); каждый рисунок называет те, на которые "
+                                  "правдоподобные значения: `dicelab systems`); каждый рисунок называет те, на которые "
                                   "опирается"),
     ),
 }
+"""The report's glossary: term and meaning per language; a command in backticks is shown as code."""
 
 _OPTIONS_RU = {
-    "after_out": "что после вывода из строя: stop — бой кончается, finish — победитель добивает беспомощного "
-                 "до lethal_at или finish_attacks атак",
-    "lethal_at": "что считается гибелью: dying — «при смерти» (уровень, который есть у всех четырёх систем) "
-                 "или dead — только явная смерть",
+    "after_out": "что после вывода из строя: бой кончается (stop) или победитель добивает беспомощного (finish), "
+                 "пока тот не погибнет или не кончатся удары (finish_attacks)",
+    "lethal_at": "что считается гибелью: «при смерти» (dying) — этот уровень есть у всех четырёх систем — или "
+                 "только явная смерть (dead)",
     "finish_attacks": "after_out=finish: не больше стольких атак по беспомощному",
 }
 
@@ -152,9 +165,11 @@ FIELDS_RU: dict[str, dict[str, str]] = {
         "block_armor": "броня блокирующего предмета",
         "block_ranged": "блок работает и против атак дальнего боя (боевая техника)",
         "weapon_range": "оружие ближнего (melee) или дальнего (ranged) боя",
-        "stance": "тактика: обычная (normal) или тотальная защита (total_defence: +2 к защите вместо атаки)",
+        "stance": "тактика: обычная (normal) или тотальная защита (total_defence) — +2 к защите вместо атаки",
         "stat_limits": "пределы статов по кубику X: отвергать (enforce) или только предупреждать (warn)",
         "critical_multiplier": "множитель максимального урона при критическом попадании (книга: 2 = 200%)",
+        "target": "Цель проверки: стат + навык + модификатор; успех, если 2кX ≤ Цели",
+        "mod": "модификатор проверки",
         "body": "Тело", "mind": "Разум", "soul": "Дух",
         "acv": "Боевое значение атаки (по умолчанию из статов)",
         "dcv": "Боевое значение защиты (по умолчанию атака − 2)",
@@ -163,10 +178,10 @@ FIELDS_RU: dict[str, dict[str, str]] = {
         "weapon_damage": "максимальный урон оружия", "armor": "броня (вычитается из урона)",
         "block": "блокирует предметом (+2 к защите)",
         "critical_acv": "критическое попадание: множитель × максимум оружия + БЗА один раз (once) или дословно "
-                        "2 × (оружие + БЗА) + БЗА при acv_in_max",
+                        "2 × (оружие + БЗА) + БЗА при acv_in_max=true",
         "dice_count": "кубиков в броске (2 в 2кX): естественные — все единицы и все X",
         "damage_percents": "проценты максимума урона в таблице урона, от лучшей полосы",
-        "damage_bands": "верхние границы 2кX для полос таблицы урона (book — столбец текста для кубика)",
+        "damage_bands": "верхние границы 2кX для полос таблицы урона; как в книге (book) — столбец текста для кубика",
         "health_per_point": "Здоровье = (Тело + Дух) × это число",
         "dcv_offset": "Боевое значение защиты = атака − это число",
         "dying_percent": "«при смерти» при Здоровье ≤ −(этот % от максимума)",
@@ -180,11 +195,15 @@ FIELDS_RU: dict[str, dict[str, str]] = {
         "attack_specialty": "специализация навыка атаки (+1)", "defense_specialty": "специализация навыка защиты (+1)",
     },
     "onesix": {
+        "rating": "рейтинг действия РД = атрибут + навык",
+        "mod": "модификаторы (спокойная обстановка +3, штраф состояния −n …)",
+        "skilled": "есть подходящий навык; без него У не выше предела (по книге 1)",
+        "gear_rating": "рейтинг снаряжения для проверки надёжности на двух единицах",
         "extra_die_ones": "единица на дополнительном кубике даёт 0 (zero) или 1 (count)",
-        "explode_depth": "не больше N дополнительных кубиков (none — без предела)",
+        "explode_depth": "не больше N дополнительных кубиков; explode_depth=none — без предела",
         "excess_over": "превышение для урона: над 15 (threshold) или над РТ защиты (defense)",
         "armor_wear": "броня изнашивается от попаданий",
-        "in_economy": "бой идёт по ИН (экономия инициативы); false — старый фиксированный порядок",
+        "in_economy": "бой идёт по ИН (экономия инициативы); in_economy=false — старый фиксированный порядок",
         "in_die": "1К в ИН: по правилу 1 и 6 (one_six) или обычный к6 (d6)",
         "in_carry": "остаток ИН до 3 переносится в следующий раунд",
         "in_penalty": "штраф ранений к ИН: сразу (immediate) или только при броске (roll)",
@@ -218,13 +237,14 @@ FIELDS_RU: dict[str, dict[str, str]] = {
         "parry": "парирует всегда (always) или никогда (never)",
     },
     "tun": {
-        "success_rule": "успех при броске < Предела (lt, как в тексте) или ≤ (le, как в таблице)",
+        "limit": "Предел: характеристика + особенность + бонусы − штрафы",
+        "success_rule": "успех, если бросок < Предела (lt) — так в тексте — или ≤ Предела (le) — так в таблице",
         "crits": "необязательные критические броски: минимум — успех с бонусом к Э, максимум — провал",
         "last_word": "правило последнего слова: выведенный из строя до своего хода ещё действует раз (+1 травма)",
         "dying_last_word": "последнее слово и для того, у кого травма > 2 × объёма",
         "turn_order": "порядок ходов: по Телу (body), броском (roll) или по Реакции (reaction)",
-        "ranged_defense": "Защита цели против дальнего боя: если цель обороняется (defends, рефлекторное уклонение, "
-                          "как в броске ножа) или движется (moving)",
+        "ranged_defense": "Защита цели против дальнего боя: если цель обороняется (defends) — рефлекторное уклонение, "
+                          "как в броске ножа, — или если движется (moving)",
         "aim_effects": "прицельное попадание обезоруживает (рука, кисть), обездвиживает (нога, стопа, колено) или "
                        "оглушает (голова): всегда, также выводящим из строя (always), только если цель осталась в "
                        "строю (while_up), или никогда — только штраф (none)",
@@ -263,16 +283,20 @@ FIELDS_RU: dict[str, dict[str, str]] = {
                        "лаборатория не принимает — в дуэли нет перемещения",
     },
     "kurs": {
-        "dk_faces": "грани dК: по умолчанию −2, −1, 0, 0, +1, +2; fudge — −1, 0, +1; d5 — −2 … +2",
-        "defense_clamp": "бросок защиты ограничен: >0 как есть, −4…0 → 0, ≤ −5 → −1 (false — как в примере)",
+        "skill": "Навык (лестница: Нормально 0 … Великолепно +5)",
+        "difficulty": "Сложность, обычно 0 (Нормально)",
+        "mod": "техника, свойства, бонусы и штрафы",
+        "dk_faces": "грани dК: по умолчанию −2, −1, 0, 0, +1, +2; dk_faces=fudge — −1, 0, +1; dk_faces=d5 — −2 … +2",
+        "defense_clamp": "бросок защиты ограничен: >0 как есть, −4…0 → 0, ≤ −5 → −1 (defense_clamp=false — как в "
+                         "примере)",
         "luck_tokens": "жетоны удачи (+3) на бойца, тратятся на проверку, проваленную на 3 или меньше",
         "wound_penalty": "штрафы ран: сумма общих (sum), худший (worst) или местные −1/−3/−5 (local)",
         "fatigue_soak": "ячейка усталости поглощает 1 урона вместе с ячейкой раны",
         "type_bonus": "бонус типа оружия: только если удар пробил броню (penetrating) или всегда (always)",
         "graze": "задевание: по тексту (text), не больше 1 (capped) или всегда 1 + разница масштабов (fixed)",
-        "trade_cost": "цена манёвра: осложнение (complication, не моделируется) или ячейка усталости (fatigue)",
+        "trade_cost": "цена манёвра: осложнение (complication) — не моделируется — или ячейка усталости (fatigue)",
         "no_defense_bonus": "бонус к атакам того, кто не защищается (замена лаборатории: +2)",
-        "surprise": "первая атака стороны a или b — односторонняя (цель не подозревает)",
+        "surprise": "первая атака стороны A (a) или B (b) — односторонняя: цель не подозревает",
         "track": "ячейки трека состояния: усталость, лёгкая, средняя, тяжёлая, недееспособен, при смерти",
         "damage_table": "наименьший урон, отмечающий каждый уровень (по книге: 1–2 усталость, 3–4 лёгкая, "
                         "5–6 средняя, 7 тяжёлая, 8 недееспособен, 9+ при смерти)",
@@ -286,9 +310,10 @@ FIELDS_RU: dict[str, dict[str, str]] = {
         "graze_damage": "задевание наносит не больше этого (или это + разница масштабов)",
         "soak_points": "сколько урона поглощает ячейка усталости рядом с ячейкой раны",
         "trade_bonus": "манёвр: +это к атаке за −это к защите (или наоборот)",
-        "trade_fatigue": "цена манёвра fatigue: ячеек усталости за ход с манёвром",
+        "trade_fatigue": "цена манёвра trade_cost=fatigue: ячеек усталости за ход с манёвром",
         "dodge_fatigue": "ячеек усталости за уклонение сверхусилием",
-        "surprise_first": "при внезапности напавшая сторона ходит первой (false — решает бросок очерёдности)",
+        "surprise_first": "при внезапности напавшая сторона ходит первой (surprise_first=false — решает бросок "
+                          "очерёдности)",
         "attack_skill": "навык атаки", "defense_skill": "навык защиты", "strength": "сила",
         "health": "здоровье", "scale": "масштаб", "weapon": "рейтинг оружия",
         "weapon_type_bonus": "бонус типа оружия (например +2 реж.)",
@@ -382,6 +407,19 @@ def _count(lang: str, n: float) -> str:
     """A rounded count with the language's thousands separator (a narrow space in Russian)."""
     text = f"{n:,.0f}"
     return text.replace(",", "\u202f") if lang == "ru" else text
+
+
+def field_name(lang: str, system: str, name: str, help_text: str = "", most: int = 48) -> str:
+    """A field's short name: the first clause of :func:`field_text` (up to a colon or semicolon), cut at a word to
+    about ``most`` characters.
+
+    >>> field_name("ru", "tristat", "damage_rounding")
+    'округление процента урона'
+    """
+    head = re.split(r"[:;]", field_text(lang, system, name, help_text), maxsplit=1)[0].strip()
+    if len(head) <= most:
+        return head
+    return head[:most].rsplit(" ", 1)[0] + "…"
 
 
 def field_text(lang: str, system: str, name: str, help_text: str = "") -> str:

@@ -27,12 +27,12 @@ TITLES = {
         "success_curves": "Success curves aligned at each system's 50% point",
         "success_absolute": "Success curves in each system's own terms",
         "worth": "What one more point buys",
-        "spread": "How swingy the outcome is, in each system's own unit",
+        "swing": "How swingy a check is: points from a long shot to a near-certainty",
         "outcome_distributions": "Outcome distribution of the standard check (nearest the 50% point)",
         "dice_families": "How the die size moves Tri-Stat and the dice mode moves TUN",
         "skill_gap": "P(A wins) against the skill gap",
         "rounds": "Rounds to the first incapacitation",
-        "lethality": "How often the fight kills",
+        "lethality": "How lethal a fight is: deaths against the finishing attacks allowed",
         "damage": "Hits and attacks to take the defender out",
         "variant_effects": "What each rule reading moves (signed, one scale per measure)",
         "policy_effects": "What each tactical option does for the fighter who takes it",
@@ -41,12 +41,12 @@ TITLES = {
         "success_curves": "Кривые успеха, совмещённые в точке 50%",
         "success_absolute": "Кривые успеха в терминах каждой системы",
         "worth": "Что даёт ещё одно очко",
-        "spread": "Насколько непредсказуем результат, в единицах каждой системы",
+        "swing": "Насколько случаен бросок: сколько очков от почти безнадёжной проверки до почти верной",
         "outcome_distributions": "Распределение результата стандартной проверки (около 50%)",
         "dice_families": "Как размер кубика меняет Tri-Stat, а режим кубиков — ТУН",
         "skill_gap": "P(победы A) от разницы в навыках",
         "rounds": "Раунд первого вывода из строя",
-        "lethality": "Как часто бой убивает",
+        "lethality": "Смертельность боя в зависимости от числа добивающих ударов",
         "damage": "Сколько ударов и атак выводят защитника из строя",
         "variant_effects": "Что меняет каждое прочтение правил (со знаком, одна шкала на величину)",
         "policy_effects": "Что даёт каждый тактический приём тому, кто его выбрал",
@@ -55,9 +55,13 @@ TITLES = {
 WORDS = {
     "en": {"hits_panel": "damaging hits (attacks that changed B's condition)", "attacks_panel": "every attack of A",
            "no_policies": "no tactical option (policy) is open to these fighters",
+           "swing_hover": "{name}: {n} points of {value}, from {p_lo} at {lo} to {p_hi} at {hi}",
+           "refused": "refused", "n_a": "n/a",
            "no_level": "not defined for {names}: the system has no {level} level"},
     "ru": {"hits_panel": "ранящие удары (атаки, изменившие состояние B)", "attacks_panel": "все атаки A",
-           "no_policies": "этим бойцам не доступен ни один тактический приём (policy)",
+           "no_policies": "этим бойцам не доступен ни один тактический приём",
+           "swing_hover": "{name}: {n} очка «{value}», от {p_lo} при {lo} до {p_hi} при {hi}",
+           "refused": "отказ", "n_a": "неприменимо",
            "no_level": "не определено для {names}: у системы нет уровня «{level}»"},
 }
 LEVEL_NAMES = {"en": {"dying": "dying", "dead": "dead"}, "ru": {"dying": "при смерти", "dead": "гибель"}}
@@ -87,7 +91,7 @@ def success_curves(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Cha
                          hover_x=label(lang, "modifier")) for s, part in _systems(df))
     panel = Panel(traces, xlabel=label(lang, "modifier"), ylabel=label(lang, "p_success"), y_range=(-0.02, 1.02),
                   hlines=(0.5,), vlines=(0.0,))
-    return Chart("success_curves", TITLES[lang]["success_curves"], (panel,), caption=caption, row_height=4.6)
+    return Chart("success_curves", TITLES[lang]["success_curves"], (panel,), caption=caption, row_height=4.6, lang=lang)
 
 
 def success_absolute(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
@@ -95,7 +99,7 @@ def success_absolute(df: pd.DataFrame, lang: str = "en", caption: str = "") -> C
     panels = tuple(Panel((_line(part, "value", "p_success", s, lang, hover_x=label(lang, "value", s)),),
                          title=system_name(lang, s), xlabel=label(lang, "value", s), ylabel=label(lang, "p_success"),
                          x_integer=True, y_range=(-0.02, 1.02)) for s, part in _systems(df))
-    return Chart("success_absolute", TITLES[lang]["success_absolute"], panels, cols=2, caption=caption)
+    return Chart("success_absolute", TITLES[lang]["success_absolute"], panels, cols=2, caption=caption, lang=lang)
 
 
 def worth(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
@@ -103,17 +107,25 @@ def worth(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     traces = tuple(_line(part.dropna(subset=["delta_p"]), "modifier", "delta_p", s, lang, scale=100.0,
                          hover_x=label(lang, "modifier")) for s, part in _systems(df))
     panel = Panel(traces, xlabel=label(lang, "modifier"), ylabel=label(lang, "delta_p"), vlines=(0.0,))
-    return Chart("worth", TITLES[lang]["worth"], (panel,), caption=caption, row_height=4.6)
+    return Chart("worth", TITLES[lang]["worth"], (panel,), caption=caption, row_height=4.6, lang=lang)
 
 
-def spread(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
-    """The outcome's standard deviation across each system's range, one panel (and one unit) per system."""
-    panels = tuple(Panel((_line(part, "value", "std", s, lang, hover_x=label(lang, "value", s)),),
-                         title=f"{system_name(lang, s)}: {label(lang, 'outcome', s)}", xlabel=label(lang, "value", s),
-                         ylabel=f"{label(lang, 'spread')},\n{label(lang, 'unit', s)}", x_integer=True,
-                         y_range=(0.0, 1.15 * float(part["std"].max()) or 1.0))
-                   for s, part in _systems(df))
-    return Chart("spread", TITLES[lang]["spread"], panels, cols=2, caption=caption)
+def swing(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """How many points of each system's own value take a check from a long shot (10%) to a near-certainty (90%),
+    from :func:`analysis.tools.compare.swing_table`: one bar per system."""
+    names = tuple(system_name(lang, s) for s, _ in _systems(df))
+    traces = []
+    for s, part in _systems(df):
+        row = part.iloc[0]
+        hover = WORDS[lang]["swing_hover"].format(
+            name=system_name(lang, s), value=label(lang, "value", s), lo=number(lang, row["value_low"], 1),
+            hi=number(lang, row["value_high"], 1), n=number(lang, row["points"], 1), p_lo=percent(lang, row["p_low"]),
+            p_hi=percent(lang, row["p_high"]))
+        traces.append(Trace((float(row["points"]),), (system_name(lang, s),), system_name(lang, s), kind="hbar",
+                            color=COLORS[s], hover=(hover,)))
+    panel = Panel(tuple(traces), xlabel=label(lang, "swing_points"), categories=names,
+                  x_range=data_range((Panel(tuple(traces)),), "x", zero=True))
+    return Chart("swing", TITLES[lang]["swing"], (panel,), caption=caption, row_height=3.0, lang=lang)
 
 
 def outcome_distributions(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
@@ -127,7 +139,7 @@ def outcome_distributions(df: pd.DataFrame, lang: str = "en", caption: str = "")
                       hover=hover)
         panels.append(Panel((trace,), title=name, xlabel=label(lang, "outcome", s), ylabel=label(lang, "probability"),
                             x_integer=True))
-    return Chart("outcome_distributions", TITLES[lang]["outcome_distributions"], tuple(panels), cols=2, caption=caption)
+    return Chart("outcome_distributions", TITLES[lang]["outcome_distributions"], tuple(panels), cols=2, caption=caption, lang=lang)
 
 
 def dice_families(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
@@ -140,7 +152,7 @@ def dice_families(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Char
                        for mode, c in part.groupby("dice", sort=False))
         panels.append(Panel(traces, title=system_name(lang, s), xlabel=label(lang, "value", s),
                             ylabel=label(lang, "p_success"), x_integer=True, y_range=(-0.02, 1.02)))
-    return Chart("dice_families", TITLES[lang]["dice_families"], tuple(panels), cols=2, caption=caption)
+    return Chart("dice_families", TITLES[lang]["dice_families"], tuple(panels), cols=2, caption=caption, lang=lang)
 
 
 def skill_gap(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
@@ -150,7 +162,7 @@ def skill_gap(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     panels = (Panel(left, xlabel=label(lang, "hit_edge"), ylabel=label(lang, "p_win"), y_range=(0.0, 1.02)),
               Panel(right, xlabel=label(lang, "skill_gap"), ylabel=label(lang, "p_win"), x_integer=True,
                     y_range=(0.0, 1.02)))
-    return Chart("skill_gap", TITLES[lang]["skill_gap"], panels, cols=2, caption=caption)
+    return Chart("skill_gap", TITLES[lang]["skill_gap"], panels, cols=2, caption=caption, lang=lang)
 
 
 def rounds(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
@@ -158,20 +170,30 @@ def rounds(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     traces = tuple(_line(part[part["p"] >= 1e-4], "round", "p", s, lang, hover_x=label(lang, "rounds"))
                    for s, part in _systems(df))
     panel = Panel(traces, xlabel=label(lang, "rounds"), ylabel=label(lang, "probability"), x_integer=True)
-    return Chart("rounds", TITLES[lang]["rounds"], (panel,), caption=caption, row_height=4.6)
+    return Chart("rounds", TITLES[lang]["rounds"], (panel,), caption=caption, row_height=4.6, lang=lang)
 
 
 def lethality(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
-    """P(the fight kills) at each skill gap: one number per system and gap, shown once."""
+    """P(at least one fighter killed) against the finishing attacks allowed (0: the deciding blow alone, up to the
+    setup's ``finish_attacks``), from :func:`analysis.fights.lethality.finishing`; beside it, how often the deciding
+    blow itself leaves the loser at the killed level, per decided fight."""
     defined = [(s, part) for s, part in _systems(df) if part["p_killed"].notna().all()]
     missing = [s for s, part in _systems(df) if part["p_killed"].isna().any()]
-    level = LEVEL_NAMES[lang][df["lethal_at"].iloc[0]] if len(df) else ""
-    note = WORDS[lang]["no_level"].format(names=", ".join(system_name(lang, s) for s in missing), level=level) \
-        if missing else ""
-    traces = tuple(_line(part, "gap", "p_killed", s, lang, hover_x=label(lang, "skill_gap")) for s, part in defined)
-    panel = Panel(traces, xlabel=label(lang, "skill_gap"), ylabel=f"{label(lang, 'p_killed')} ({level})",
-                  x_integer=True, y_range=(-0.02, 1.02), note=note)
-    return Chart("lethality", TITLES[lang]["lethality"], (panel,), caption=caption, row_height=4.6)
+    lethal = df["lethal_at"].iloc[0] if len(df) else "dying"
+    note = WORDS[lang]["no_level"].format(names=", ".join(system_name(lang, s) for s in missing),
+                                          level=LEVEL_NAMES[lang][lethal]) if missing else ""
+    curve = tuple(_line(part, "finish_attacks", "p_killed", s, lang, hover_x=label(lang, "finish_attacks"))
+                  for s, part in defined)
+    left = Panel(curve, xlabel=label(lang, "finish_attacks"), ylabel=label(lang, f"p_killed_{lethal}"),
+                 x_integer=True, y_range=(-0.02, 1.02), note=note)
+    names = tuple(system_name(lang, s) for s, _ in defined)
+    bars = tuple(Trace((float(part["p_deciding_blow"].iloc[0]),), (system_name(lang, s),), system_name(lang, s),
+                       kind="hbar", color=COLORS[s],
+                       hover=(f"{system_name(lang, s)}: {percent(lang, float(part['p_deciding_blow'].iloc[0]))}",))
+                 for s, part in defined)
+    right = Panel(bars, title=label(lang, f"deciding_blow_{lethal}"), xlabel=label(lang, "probability"),
+                  categories=names, x_range=(0.0, 1.02), vlines=(0.0,))
+    return Chart("lethality", TITLES[lang]["lethality"], (left, right), cols=2, caption=caption, row_height=4.6, lang=lang)
 
 
 def damage(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
@@ -183,23 +205,33 @@ def damage(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
                              hover_x=label(lang, measure)) for s, p in _systems(part))
         panels.append(Panel(traces, title=WORDS[lang][f"{measure}_panel"], xlabel=label(lang, measure),
                             ylabel=label(lang, "p_out_by"), x_integer=True, y_range=(-0.02, 1.02), hlines=(0.5,)))
-    return Chart("damage", TITLES[lang]["damage"], tuple(panels), cols=2, caption=caption)
+    return Chart("damage", TITLES[lang]["damage"], tuple(panels), cols=2, caption=caption, lang=lang)
 
 
-def _effect_panels(df: pd.DataFrame, lang: str, row: str, measures: tuple[tuple[str, str, float], ...]) -> tuple[Panel, ...]:
-    """One horizontal-bar panel per measure, every row of ``df`` a category (in ``df``'s order)."""
+NOISE = 1e-12
+"""An effect smaller than this is float noise of exact sums: drawn, and labelled, as 0."""
+
+
+def _effect_panels(df: pd.DataFrame, lang: str, row: str, measures: tuple[tuple[str, str, float], ...],
+                   cols: int = 2, not_applicable: pd.Series | None = None) -> tuple[Panel, ...]:
+    """One horizontal-bar panel per measure, every row of ``df`` a category (in ``df``'s order), laid out ``cols``
+    to a row (the names beside the first of each row); a row without a bar says why: ``0``, refused (the rules
+    refused the duel) or n/a (``not_applicable``: the measure does not apply to the row)."""
     names = tuple(f"{label(lang, 'short', s)}: {r}" for s, r in zip(df["system"], df[row]))
     panels = []
     for i, (column, title, scale) in enumerate(measures):
-        traces = []
+        traces, marks = [], []
         for s, part in _systems(df):
-            values = tuple(None if pd.isna(v) else (0.0 if abs(v) < 1e-12 else v * scale) for v in part[column])
+            values = tuple(None if pd.isna(v) else (0.0 if abs(v) < NOISE else v * scale) for v in part[column])
             cats = tuple(f"{label(lang, 'short', s)}: {r}" for r in part[row])
             hover = tuple(f"{c}<br>{title}: {'—' if v is None else number(lang, v, 3)}" for c, v in zip(cats, values))
             traces.append(Trace(values, cats, system_name(lang, s), kind="hbar", color=COLORS[s], hover=hover))
+            skip = not_applicable.loc[part.index] if i == 0 and not_applicable is not None else [False] * len(part)
+            marks += [(c, WORDS[lang]["n_a"] if na else WORDS[lang]["refused"] if v is None else "0")
+                      for c, v, na in zip(cats, values, skip) if na or v is None or v == 0.0]
         rng = data_range((Panel(tuple(traces)),), "x", zero=True)
-        panels.append(Panel(tuple(traces), title=title, categories=names, category_labels=i == 0, vlines=(0.0,),
-                            x_range=rng))
+        panels.append(Panel(tuple(traces), title=title, categories=names, category_labels=i % cols == 0,
+                            vlines=(0.0,), x_range=rng, marks=tuple(marks)))
     return tuple(panels)
 
 
@@ -212,9 +244,9 @@ def variant_effects(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Ch
                 ("d_p_a_wins", label(lang, "d_p_a_wins") + pp, 100.0),
                 ("d_p_killed", label(lang, "d_p_killed") + pp, 100.0),
                 ("d_mean_rounds", label(lang, "d_mean_rounds"), 1.0))
-    panels = _effect_panels(df, lang, "variant", measures)
-    return Chart("variant_effects", TITLES[lang]["variant_effects"], panels, cols=4, caption=caption,
-                 row_height=max(4.0, 0.23 * len(df)))
+    panels = _effect_panels(df, lang, "variant", measures, not_applicable=~df["check_applies"].astype(bool))
+    return Chart("variant_effects", TITLES[lang]["variant_effects"], panels, cols=2, caption=caption,
+                 row_height=max(4.0, 0.26 * len(df)), lang=lang)
 
 
 def policy_effects(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
@@ -229,11 +261,11 @@ def policy_effects(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Cha
         panels = (Panel((), note=WORDS[lang]["no_policies"]),)
     else:
         panels = _effect_panels(open_.reset_index(drop=True), lang, "option", measures)
-    return Chart("policy_effects", TITLES[lang]["policy_effects"], panels, cols=len(panels), caption=caption,
-                 row_height=max(3.0, 0.3 * len(open_)))
+    return Chart("policy_effects", TITLES[lang]["policy_effects"], panels, cols=min(2, len(panels)), caption=caption,
+                 row_height=max(3.0, 0.3 * len(open_)), lang=lang)
 
 
-CHARTS = {f.__name__: f for f in (success_curves, success_absolute, worth, spread, outcome_distributions,
+CHARTS = {f.__name__: f for f in (success_curves, success_absolute, worth, swing, outcome_distributions,
                                     dice_families, skill_gap, rounds, lethality, damage, variant_effects,
                                     policy_effects)}
 """Every figure by name."""

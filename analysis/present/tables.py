@@ -169,6 +169,24 @@ def _cell(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
+NOISE = 1e-12
+"""A float this close to 0 is the noise of exact sums (1e-16): shown as 0."""
+
+
+def clean(df: "pd.DataFrame", noise: float = NOISE) -> "pd.DataFrame":
+    """``df`` with float noise (|x| < ``noise``) set to exactly 0 (never ``-0.0``); other values untouched.
+
+    >>> import pandas as pd
+    >>> clean(pd.DataFrame({"d": [1e-16, -2e-15, 0.25, None]}))["d"].tolist()
+    [0.0, 0.0, 0.25, nan]
+    """
+    out = df.copy()
+    for column in out.columns:
+        if out[column].dtype.kind == "f":
+            out[column] = out[column].mask(out[column].abs() < noise, 0.0)
+    return out
+
+
 def text(value: Any) -> str:
     """A parameter value as a designer types it (``true``, ``-1,0,1``).
 

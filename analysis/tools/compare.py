@@ -23,7 +23,7 @@ from analysis.engine.combat import describe_fighter, duel_assumptions
 from analysis.engine.system import System
 from analysis.fights.lethality import duel_rules
 from analysis.fights.setup import Setup
-from analysis.present.tables import success_table, text
+from analysis.present.tables import clean, success_table, text
 from analysis.systems import all_systems, get_system
 from analysis.systems.tristat import DICE as TRISTAT_DICE
 from analysis.tools import variants as variant_tools
@@ -32,17 +32,41 @@ from analysis.tools.variants import alternatives, rule_alternatives, variants
 from analysis.tools.worth import worth
 
 
-def fifty_point(values: np.ndarray, p: np.ndarray) -> float:
-    """The value where P(success) crosses 1/2, linearly interpolated.
+def fifty_point(values: np.ndarray, p: np.ndarray, level: float = 0.5) -> float:
+    """The value where P(success) crosses ``level`` (1/2 by default), linearly interpolated.
 
     >>> fifty_point(np.array([1, 2, 3]), np.array([0.2, 0.4, 0.8]))
     2.25
+    >>> fifty_point(np.array([1, 2, 3]), np.array([0.2, 0.4, 0.8]), level=0.6)
+    2.5
     """
-    above = np.flatnonzero(p >= 0.5)
+    above = np.flatnonzero(p >= level)
     if above.size == 0 or above[0] == 0:
-        raise ValueError("P(success) does not cross 1/2 inside the range")
+        raise ValueError(f"P(success) does not cross {level:g} inside the range")
     i = above[0]
-    return float(values[i - 1] + (0.5 - p[i - 1]) / (p[i] - p[i - 1]) * (values[i] - values[i - 1]))
+    return float(values[i - 1] + (level - p[i - 1]) / (p[i] - p[i - 1]) * (values[i] - values[i - 1]))
+
+
+SWING = (0.1, 0.9)
+"""A check's swing runs from a long shot to a near-certainty: P(success) 10% to 90%."""
+
+
+def swing_table(curves: pd.DataFrame, levels: tuple[float, float] = SWING) -> pd.DataFrame:
+    """How swingy each system's check is: the points of its own value from P(success) = 10% to 90%
+    (interpolated on :func:`success_curves`); few points, every point matters; many, the dice dominate.
+
+    >>> t = swing_table(success_curves())
+    >>> list(t.columns)[:4], bool((t["points"] > 0).all())
+    (['system', 'dice', 'p_low', 'p_high'], True)
+    """
+    rows = []
+    for sid, part in curves.groupby("system", sort=False):
+        part = part.sort_values("value")
+        values, p = part["value"].to_numpy(), part["p_success"].to_numpy()
+        low, high = (fifty_point(values, p, level) for level in levels)
+        rows.append({"system": sid, "dice": part["dice"].iloc[0], "p_low": levels[0], "p_high": levels[1],
+                     "value_low": low, "value_high": high, "points": high - low})
+    return pd.DataFrame(rows)
 
 
 def check_mode(system: System, rules: Any, args: Any) -> str:
@@ -76,10 +100,21 @@ def success_curves(setup: Setup | None = None) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+TIE = 1e-9
+"""P(success) this close to another counts as equally near 1/2 (the float noise of exact sums)."""
+
+
 def standard_args(system: System, rules: Any) -> Any:
-    """The check at the value nearest each system's 50% point (the "standard character")."""
+    """The check at the value whose P(success) is nearest 1/2 (the "standard character"); when two are equally
+    near (a symmetric 2dX puts its 50% point halfway between two targets) the lower one, on every die alike.
+
+    >>> tri = get_system("tristat")
+    >>> [standard_args(tri, tri.rules(die=d)).target for d in (6, 12)]
+    [6, 12]
+    """
     df = success_curves(Setup.build(rules={system.id: rules})).query("system == @system.id")
-    return system.args(**{system.value: int(round(df["fifty_point"].iloc[0]))})
+    gaps = [(round(abs(p - 0.5) / TIE), v) for v, p in zip(df["value"], df["p_success"])]
+    return system.args(**{system.value: int(min(gaps)[1])})
 
 
 def worth_table(setup: Setup | None = None) -> pd.DataFrame:
@@ -164,7 +199,9 @@ def check_shift(system: System, base: Any, alt: Any) -> float:
 
 def variant_effects(setup: Setup | None = None) -> pd.DataFrame:
     """Every rule variant against the setup's ruleset: the signed largest change of P(success) over the check
-    table, and the signed changes of P(A wins), P(killed) and mean rounds in the setup's duel.
+    table (``None`` where the table already runs over the field: Tri-Stat's die), and the signed changes of
+    P(A wins), P(at least one killed) and mean rounds in the setup's duel (``None`` where the rules refuse the
+    duel, with its ``note``); float noise of exact sums is 0.
 
     Rows come in a stated order: the systems' order, then each ruleset's fields as declared, then each
     field's values as its spec lists them.  The duel is played as :func:`analysis.fights.lethality.duel_rules` says.
@@ -179,11 +216,13 @@ def variant_effects(setup: Setup | None = None) -> pd.DataFrame:
             e = report[label]
             d = e.duel_delta or {}
             rows.append({"system": system.id, "variant": label, "field": name, "value": text(value),
-                         "check_shift": check_shift(system, base, base.replace(**{name: value})),
-                         "d_p_a_wins": d.get("p_a_wins"), "d_p_killed": d.get("p_death"),
+                         "check_shift": check_shift(system, base, base.replace(**{name: value}))
+                         if e.check_applies else None,
+                         "check_applies": e.check_applies,
+                         "d_p_a_wins": d.get("p_a_wins"), "d_p_killed": d.get("p_killed"),
                          "d_mean_rounds": d.get("mean_rounds"), "after_out": base.after_out,
                          "lethal_at": base.lethal_at, "note": e.note})
-    return pd.DataFrame(rows)
+    return clean(pd.DataFrame(rows))
 
 
 def policy_effects(setup: Setup | None = None, fields: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
@@ -217,9 +256,9 @@ def policy_effects(setup: Setup | None = None, fields: Mapping[str, Sequence[str
                            p_killed=f.p_killed if defined else None, mean_rounds=f.mean_rounds if ends else None,
                            d_mean_rounds=d["mean_rounds"] if ends else None)
             rows.append(row)
-    return pd.DataFrame(rows, columns=["system", "policy", "value", "option", "p_a_wins", "d_p_a_wins",
-                                       "p_a_killed", "d_p_a_killed", "p_b_killed", "d_p_b_killed", "p_killed",
-                                       "mean_rounds", "d_mean_rounds", "note"])
+    return clean(pd.DataFrame(rows, columns=["system", "policy", "value", "option", "p_a_wins", "d_p_a_wins",
+                                             "p_a_killed", "d_p_a_killed", "p_b_killed", "d_p_b_killed", "p_killed",
+                                             "mean_rounds", "d_mean_rounds", "note"]))
 
 
 def shown_value(system: System, name: str, value: Any) -> str:

@@ -1,4 +1,4 @@
-"""A search over fighter settings for the duel a designer wants: mean rounds, P(death) and P(A wins)."""
+"""A search over fighter settings for the duel a designer wants: mean rounds, P(at least one killed) and P(A wins)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ class DesignResult:
     settings: int
     best: tuple[DesignPoint, ...]
     skipped: tuple[str, ...] = ()
-    distance: str = ("sqrt((ln(mean rounds / rounds) / ln 1.5)^2 + ((P(death) - lethality) / 0.10)^2"
+    distance: str = ("sqrt((ln(mean rounds / rounds) / ln 1.5)^2 + ((P(at least one killed) - lethality) / 0.10)^2"
                      " [+ ((P(A wins) - p_win) / 0.10)^2])")
     searched: int | None = None
     """Settings searched, in grid order, when an interruption stopped the search (``None``: all of them)."""
@@ -136,7 +136,8 @@ def setting_fighters(a: Any, b: Any, vary: Sequence[Vary], values: Sequence[int]
 def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary], rounds: float, lethality: float,
            p_win: float | None = None, top: int = 5, workers: int | None = None, budget: float | None = None,
            max_memory: float | None = None, progress: Progress | None = None) -> DesignResult:
-    """Search the integer grid ``vary`` for the duels nearest the wished mean rounds, P(death) and P(A wins).
+    """Search the integer grid ``vary`` for the duels nearest the wished mean rounds, P(at least one killed) (at the
+    ruleset's ``lethal_at`` level: the wished ``lethality``) and P(A wins).
 
     ``budget``, ``max_memory`` and ``progress``: as in :func:`solve_duels` (the search is refused before it
     starts when its estimated time is past the budget).  Ctrl-C, SIGTERM or a cancel once some settings are solved
@@ -183,7 +184,7 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
         if isinstance(f, str):
             skipped.append(f"{_label(vary, grid[i])}: {f}")
             continue
-        probs = [(f.p_death, lethality)] + ([(f.p_a_wins, p_win)] if p_win is not None else [])
+        probs = [(f.p_killed, lethality)] + ([(f.p_a_wins, p_win)] if p_win is not None else [])
         scored.append((figure_distance(probs, (f.mean_rounds, float(rounds))), i, f))
     if not scored:
         raise DicelabError(f"design: no setting could be solved, e.g. {skipped[0]}")

@@ -1,14 +1,15 @@
 """Exact duels for the balance tools: their figures, a designer's distance between them, and solving many at once.
 
 *Distances* between duel figures are measured in designer units: one unit is
-ten percentage points of a probability (P(A wins), P(death)) or a factor 1.5
+ten percentage points of a probability (P(A wins), P(killed)) or a factor 1.5
 in mean rounds (``|ln(r / r')| / ln 1.5``), and the terms add in quadrature::
 
     distance = sqrt(sum((dp / 0.10) ** 2) + (ln(rounds / wished) / ln 1.5) ** 2)
 
-*P(death)* of a duel is P(A killed) + P(B killed) at the ruleset's ``lethal_at``
-level (the expected number of deaths; equal to P(someone dies) unless both can
-die in the same round).
+*P(killed)* of a duel is P(at least one fighter killed): the fight ends with
+someone at the ruleset's ``lethal_at`` level or worse (the tools once used
+P(A killed) + P(B killed), the expected number of deaths, under the name
+``p_death``: it could pass 1 when both fall in the same round).
 
 Tools over fights (``design``, ``variants`` with fighters, ``equiv`` of a
 fight) estimate their duels' time before starting (:mod:`analysis.fights.budget`)
@@ -33,7 +34,6 @@ import numpy as np
 from analysis.base import interrupt
 from analysis.base.params import DicelabError
 from analysis.base.pool import check_workers, cores, fork_or_spawn, process_pool, stop_now
-from analysis.engine.markov import STATUS_NAMES
 from analysis.engine.system import System
 from analysis.fights import budget as cost
 
@@ -53,26 +53,22 @@ class DuelFigures:
     p_a_wins: float
     p_b_wins: float
     p_both_out: float
-    p_death: float
+    p_killed: float
+    """P(the fight ends with at least one fighter at the ``lethal_at`` level or worse)."""
     mean_rounds: float
     p_stalemate: float
     p_a_killed: float = 0.0
     p_b_killed: float = 0.0
-    p_killed: float = 0.0
-    """P(the fight ends with at least one fighter at the ``lethal_at`` level or worse)."""
 
     @classmethod
     def of(cls, result: Any) -> "DuelFigures":
-        """The figures of a :class:`~analysis.engine.combat.DuelResult`; P(death) and P(killed) count the ruleset's
+        """The figures of a :class:`~analysis.engine.combat.DuelResult`; P(killed) counts the ruleset's
         ``lethal_at`` level; a fight where nobody goes out (it never ends, or every fight ends at a round cap) has
         infinite mean rounds."""
         s = result.solution
         lethal = result.variants.get("lethal_at", "dying")
-        killed = s.killed(lethal)
-        worst = STATUS_NAMES.index(lethal)
-        anyone = sum(p for pair, p in s.final.items() if max(STATUS_NAMES.index(x) for x in pair) >= worst)
         mean = s.mean_rounds if s.mean_rounds is not None else math.inf
-        return cls(s.p_a_wins, s.p_b_wins, s.p_both_out, sum(killed), mean, s.p_stalemate, *killed, anyone)
+        return cls(s.p_a_wins, s.p_b_wins, s.p_both_out, s.p_killed(lethal), mean, s.p_stalemate, *s.killed(lethal))
 
     def delta(self, base: "DuelFigures") -> dict[str, float]:
         """The change from ``base``: probabilities as differences, mean rounds also as a log ratio (0 when
@@ -84,7 +80,7 @@ class DuelFigures:
             log_ratio = math.inf if math.isinf(self.mean_rounds) else -math.inf
         else:
             log_ratio = math.log(self.mean_rounds / base.mean_rounds)
-        return {"p_a_wins": self.p_a_wins - base.p_a_wins, "p_death": self.p_death - base.p_death,
+        return {"p_a_wins": self.p_a_wins - base.p_a_wins, "p_killed": self.p_killed - base.p_killed,
                 "p_a_killed": self.p_a_killed - base.p_a_killed, "p_b_killed": self.p_b_killed - base.p_b_killed,
                 "mean_rounds": self.mean_rounds - base.mean_rounds if not endless else 0.0,
                 "log_rounds_ratio": log_ratio}

@@ -21,7 +21,6 @@ from analysis.engine.combat import describe_fighter, rests_on
 from analysis.engine.registry import house_rules_of
 from analysis.fights.budget import exact_duel
 from analysis.fights.fighters import archetype, archetypes
-from analysis.fights.lethality import p_killed
 from analysis.present.tables import success_table, text
 from analysis.systems import get_system
 from analysis.tools.compare import check_mode
@@ -77,7 +76,7 @@ def duel_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFrame
                 notes.append(f"{which}: {err}")
         for key in ("p_a_wins", "p_killed", "mean_rounds"):
             for which, res in results.items():
-                row[f"{key}_{which}"] = None if res is None else p_killed(res) if key == "p_killed" else res[key]
+                row[f"{key}_{which}"] = None if res is None else res[key]
             b, h = row[f"{key}_book"], row[f"{key}_house"]
             row[f"{key}_diff"] = h - b if b is not None and h is not None else None
         notes += [f"{which}: {res['rounds_note']}" for which, res in results.items() if res and res["rounds_note"]]

@@ -21,6 +21,14 @@ TARGETS = tuple(round(0.05 * k, 2) for k in range(1, 20))
 """The target probabilities of :func:`tune_table`: 5%, 10%, ..., 95%."""
 
 
+class OutOfReach(DicelabError):
+    """No allowed modifier reaches the wished P(success): the ceiling, where it is first reached, and the range's top."""
+
+    def __init__(self, message: str, p: float, ceiling: float, at: int, hi: int):
+        self.p, self.ceiling, self.at, self.hi = p, ceiling, at, hi
+        super().__init__(message)
+
+
 @dataclass(frozen=True)
 class TuneResult:
     """The smallest modifier that brings a check to P(success) >= p."""
@@ -61,9 +69,10 @@ def _tune_on(curve: Curve, p: float) -> TuneResult:
     if value > curve.hi:
         ceiling = curve(curve.hi)
         at = curve.first(ceiling)
-        raise DicelabError(
+        raise OutOfReach(
             f"no modifier brings this {system.id} check to P(success) >= {p!r}: the ceiling is P = {show_p(ceiling)}, "
-            f"first reached at modifier {at - curve.base:+d} ({name} {at}; {name} is allowed up to {curve.hi})")
+            f"first reached at modifier {at - curve.base:+d} ({name} {at}; {name} is allowed up to {curve.hi})",
+            p, ceiling, at, curve.hi)
     notes = ()
     if value == curve.lo:
         notes = (f"every allowed modifier reaches it: P(success) is {show_p(curve(value))} even at the lowest {name} "

@@ -77,15 +77,17 @@ class VariantEffect:
     """Setups the variant makes almost surely a slip for these fighters (:attr:`System.slips`), not refused."""
     assumptions: Mapping[str, Any] = field(default_factory=dict)
     """The lab's assumptions the variant's check table (and duel) rest on."""
+    check_applies: bool = True
+    """False when the check table already runs over the field (Tri-Stat's die): its check change is not applicable."""
 
     @property
     def effect(self) -> float:
         """Effect size in distance units: the largest of the check table's max |dP| / 0.10 and, with a duel,
-        |dP(A wins)| / 0.10, |dP(death)| / 0.10 and |ln(mean rounds ratio)| / ln 1.5."""
+        |dP(A wins)| / 0.10, |dP(at least one killed)| / 0.10 and |ln(mean rounds ratio)| / ln 1.5."""
         terms = [self.check_max_dp / P_UNIT]
         if self.duel_delta is not None:
             d = self.duel_delta
-            terms += [abs(d["p_a_wins"]) / P_UNIT, abs(d["p_death"]) / P_UNIT, abs(d["log_rounds_ratio"]) / ROUNDS_UNIT]
+            terms += [abs(d["p_a_wins"]) / P_UNIT, abs(d["p_killed"]) / P_UNIT, abs(d["log_rounds_ratio"]) / ROUNDS_UNIT]
         return max(terms)
 
     def to_dict(self) -> dict[str, Any]:
@@ -94,7 +96,8 @@ class VariantEffect:
                 "check_max_dp": self.check_max_dp, "check_mean_dp": self.check_mean_dp, "cases": self.cases,
                 "duel": self.duel.to_dict() if self.duel else None,
                 "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note,
-                "warnings": list(self.warnings), "assumptions": dict(self.assumptions)}
+                "warnings": list(self.warnings), "assumptions": dict(self.assumptions),
+                "check_applies": self.check_applies}
 
 
 @dataclass(frozen=True)
@@ -216,15 +219,17 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
     for (name, value, label), (mx, mean, n), duel, slips in zip(rule_alts, checks, duels, slipped):
         note = f"the check table runs over every {name}, so it does not change" if name in dimensions else ""
         rests = rests_on(system.id, base.replace(**{name: value}).to_dict(), fa, fb)
+        applies = name not in dimensions
         if isinstance(duel, str):
             skipped = "; ".join(filter(None, [note, f"duel skipped: {duel}"]))
             effects.append(VariantEffect(name, value, label, mx, mean, n, note=skipped, warnings=slips,
-                                         assumptions=rests))
+                                         assumptions=rests, check_applies=applies))
         elif duel is None:
-            effects.append(VariantEffect(name, value, label, mx, mean, n, note=note, warnings=slips, assumptions=rests))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, note=note, warnings=slips, assumptions=rests,
+                                         check_applies=applies))
         else:
             effects.append(VariantEffect(name, value, label, mx, mean, n, duel, duel.delta(base_duel), note, slips,
-                                         rests))
+                                         rests, applies))
     effects.sort(key=lambda e: -e.effect)
     return VariantReport(system.id, base.to_dict(), args.to_dict(), fa, fb, base_duel, tuple(effects), policies,
                          sum(duel == UNSOLVED for duel in solved))

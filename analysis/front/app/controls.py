@@ -20,7 +20,9 @@ from analysis.base.params import Bool, Choice, DicelabError, Int, ParamInfo, Spe
 from analysis.engine.system import System
 from analysis.fights.fighters import archetype, archetypes
 from analysis.front.app.state import group
-from analysis.front.app.text import dice, field_label, system_name, t
+from analysis.front.app.text import field_label, system_name, t
+from analysis.present.i18n import field_text
+from analysis.present.phrases import field_hint, value_label
 from analysis.present.tables import text
 from analysis.systems import SYSTEM_IDS
 
@@ -57,20 +59,23 @@ def select(key: str, options: Sequence[tuple[str, str]], value: str, default: st
     ], className="field")
 
 
-def entry(key: str, info: ParamInfo, spec: Spec, value: str, default: str, title: str, lang: str) -> html.Div:
-    """One field of a library dataclass (dice choices written as ``lang`` writes them)."""
-    hint = f"{info.help}; {info.allowed}; default {default}"
+def entry(key: str, info: ParamInfo, spec: Spec, value: str, default: str, title: str, lang: str,
+          system: str = "") -> html.Div:
+    """One field of a library dataclass: its name, a tooltip saying what it means, allows and defaults to, and
+    its values as ``lang`` writes them (dice, words beside the identifiers)."""
+    hint = field_hint(lang, field_text(lang, system, info.name, info.help), spec, default)
     how = kind(spec)
     name = html.Span([title, " ", html.Code(info.name)] if title != info.name else [html.Code(info.name)])
     if how == "select":
-        options = [{"value": c, "label": dice(lang, c)} for c in choices(spec)]
+        options = [{"value": c, "label": value_label(lang, c)} for c in choices(spec)]
         if value not in choices(spec):
             options.append({"value": value, "label": value})
         control: Any = dcc.Dropdown(id=fid(key, default), options=options, value=value, clearable=False,
                                     searchable=False)
     else:
         control = dcc.Input(id=fid(key, default), type="number" if how == "number" and _is_int(value) else "text",
-                            value=value, placeholder=default, inputMode="numeric" if how == "number" else None,
+                            value=value, placeholder=value_label(lang, default),
+                            inputMode="numeric" if how == "number" else None,
                             spellCheck=False, className="input")
     return html.Div([html.Label(name, title=hint), control], className="field", title=hint)
 
@@ -91,7 +96,7 @@ def fields(prefix: str, infos: Iterable[ParamInfo], specs: Mapping[str, Spec], s
     for info in infos:
         default = text(base[info.name])
         out.append(entry(f"{prefix}.{info.name}", info, specs[info.name], shown.get(info.name, default), default,
-                         field_label(lang, info.name, system), lang))
+                         field_label(lang, info.name, system), lang, system))
     return out
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import shlex
 from typing import Any, Mapping
 
+from analysis.base.params import parse_probability, plain_number
 from analysis.engine.system import System
 from analysis.fights.fighters import load_fighter
 from analysis.front.app.controls import default_archetype
@@ -57,17 +58,19 @@ def fighter_of(system: System, state: Mapping[str, str], side: str) -> Any:
     return load_fighter(system, fighter_spec(system, state, side), f"--{side[0]}")
 
 
-def typed(value: str | None, cast: type = int) -> Any:
-    """A number as the command line reads it (``--p`` a float, ``--n`` an int), or the text itself when it is
-    not one, so the library names what is wrong.
+def typed(value: str | None, cast: type = int, percent: bool = False) -> Any:
+    """A number as the command line reads it (``--p`` a float, ``--n`` an int; a probability also as ``75%``), or
+    the text itself when it is not a plain one (``0_5``), so the library names what was typed.
 
-    >>> typed("2", float), typed("3"), typed("0.75"), typed("abc", float), typed(None)
-    (2.0, 3, '0.75', 'abc', None)
+    >>> typed("2", float), typed("3"), typed("0.75"), typed("abc", float), typed(None), typed("75%", float, True)
+    (2.0, 3, '0.75', 'abc', None, 0.75)
+    >>> typed("0_5", float)
+    '0_5'
     """
     if value is None:
         return None
     try:
-        return cast(value)
+        return parse_probability(value) if percent else plain_number(value, cast)
     except ValueError:
         return value
 

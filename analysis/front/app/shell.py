@@ -14,18 +14,20 @@ import base64
 import binascii
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
 
 from analysis.base.params import DicelabError, shown
 from analysis.front.app import jobs as jobs_mod
 from analysis.front.app.pages import checks, compare, design, duel, tune
-from analysis.front.app.state import LANGS, PAGES, decode, encode, page_of, structure, update
+from analysis.front.app.state import LANGS, PAGES, decode, encode, from_screen, page_of, structure, update
 from analysis.front.app.text import t
 from analysis.front.app.views import error, note
+from analysis.present.phrases import refusal
 from analysis.present.tables import text
 
 PAGE_MODULES: dict[str, ModuleType] = {"checks": checks, "tune": tune, "duel": duel, "compare": compare,
@@ -148,7 +150,7 @@ def create_app(jobs: jobs_mod.Jobs | None = None) -> Dash:
         except DicelabError as err:
             from analysis.front.app.controls import system_select
 
-            panel = [system_select("system", state, lang), error(str(err), lang, "controls-error")]
+            panel = [system_select("system", state, lang), error(refusal(lang, err), lang, "controls-error")]
         return [lang_select(lang), *panel], key, nav(page, state, lang), notice, t(lang, "subtitle")
 
     @app.callback(Output("url", "search"), Input({"type": "field", "key": ALL, "default": ALL}, "value"),
@@ -158,12 +160,13 @@ def create_app(jobs: jobs_mod.Jobs | None = None) -> Dash:
         if not isinstance(changed, Mapping):
             return no_update
         ids = [item["id"] for item in ctx.inputs_list[0]]
-        typed = {i["key"]: _as_text(v) for i, v in zip(ids, values)}
-        defaults = {i["key"]: i["default"] for i in ids}
         try:
             state = decode(search)
         except DicelabError:
             state = {}
+        lang = language(state)
+        typed = {i["key"]: from_screen(lang, i["key"], _as_text(v)) for i, v in zip(ids, values)}
+        defaults = {i["key"]: i["default"] for i in ids}
         new = encode(update(state, typed, defaults, changed=changed["key"]))
         return no_update if new == (search or "") else new
 
@@ -183,7 +186,7 @@ def create_app(jobs: jobs_mod.Jobs | None = None) -> Dash:
             state = decode(search)
             state = apply_rules_file(state, trigger["prefix"], names[i], contents[i], uploads)
         except DicelabError as err:
-            return no_update, error(str(err), language(state))
+            return no_update, error(refusal(language(state), err), language(state))
         return encode(state), None
 
     outputs = [Output("results", "children"), Output("tables", "data"), Output("poll", "disabled"),
@@ -199,7 +202,7 @@ def create_app(jobs: jobs_mod.Jobs | None = None) -> Dash:
         module, lang = PAGE_MODULES[page], language(state)
         work = {k: v for k, v in state.items() if k != "lang" and known(module, k)}
         key = (page, encode(work))
-        job = jobs.submit(key, lambda: module.compute(work), slot=(client, page))
+        job = jobs.submit(key, lambda: refused_or(module.compute, work), slot=(client, page))
         if job.wait(WAIT):
             return (*show(job, module, state, lang), True, None)
         return progress(job, lang), None, False, list(key)
@@ -249,14 +252,31 @@ def _as_text(value: Any) -> str | None:
     return text(value)
 
 
+@dataclass(frozen=True)
+class Refused:
+    """A computation the library refused: the refusal itself, so the page says it in the reader's language."""
+
+    error: DicelabError
+
+
+def refused_or(compute: Callable[[Mapping[str, str]], Any], work: Mapping[str, str]) -> Any:
+    """The page's result, or :class:`Refused` (the job keeps a value, language-free, that either language shows)."""
+    try:
+        return compute(work)
+    except DicelabError as err:
+        return Refused(err)
+
+
 def show(job: jobs_mod.Job, module: ModuleType, state: Mapping[str, str], lang: str) -> tuple[Any, Any]:
     """A finished job on screen: its view and its tables (for the CSV buttons), or its message."""
     if job.status == "error":
         return error(job.error or "", lang), None
+    if isinstance(job.value, Refused):
+        return error(refusal(lang, job.value.error), lang), None
     try:
         body, tables = module.view(job.value, state, lang)
     except DicelabError as err:
-        return error(str(err), lang), None
+        return error(refusal(lang, err), lang), None
     return body, {name: df.to_dict(orient="split", index=False) for name, df in tables.items()}
 
 

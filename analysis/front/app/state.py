@@ -23,6 +23,7 @@ is canonical (plain keys first, then dotted keys, each sorted).
 
 from __future__ import annotations
 
+import re
 from typing import Mapping
 from urllib.parse import parse_qsl, urlencode
 
@@ -46,6 +47,30 @@ DEPENDENTS: Mapping[str, tuple[str, ...]] = {
 }
 """Changing a key on the left makes the keys on the right meaningless (a prefix ends with a dot): they are dropped."""
 STRUCTURAL = ("lang", "method", *DEPENDENTS)
+DECIMALS = ("p", "rounds", "lethality", "pwin")
+"""Keys typed as decimal numbers: Russian writes them with a decimal comma on screen, the link with a point."""
+_COMMA = re.compile(r"\s*[-+]?\d*,\d+\s*%?\s*")
+_POINT = re.compile(r"\s*[-+]?\d*\.\d+\s*%?\s*")
+
+
+def from_screen(lang: str, key: str, value: str | None) -> str | None:
+    """A typed value as the link keeps it: a Russian decimal comma becomes a point (``0,75`` -> ``0.75``).
+
+    >>> from_screen("ru", "p", "0,75"), from_screen("en", "p", "0,75"), from_screen("ru", "r.dk_faces", "-1,1")
+    ('0.75', '0,75', '-1,1')
+    """
+    if lang == "ru" and key in DECIMALS and value is not None and _COMMA.fullmatch(value):
+        return value.replace(",", ".")
+    return value
+
+
+def on_screen(lang: str, key: str, value: str) -> str:
+    """A link's value as a control shows it: a decimal comma in Russian.
+
+    >>> on_screen("ru", "p", "0.75"), on_screen("en", "p", "0.75")
+    ('0,75', '0.75')
+    """
+    return value.replace(".", ",") if lang == "ru" and key in DECIMALS and _POINT.fullmatch(value) else value
 """Keys that change which controls a page shows (so the controls are drawn again when one changes)."""
 
 

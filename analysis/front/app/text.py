@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from analysis.present.i18n import label
+from analysis.present.i18n import field_name, label
 
 UI: dict[str, dict[str, str]] = {
     "en": {
@@ -51,14 +51,29 @@ UI: dict[str, dict[str, str]] = {
         "mode_systems": "two systems (matched as in the report)", "setup1": "Setup 1", "setup2": "Setup 2",
         "difference": "difference (2 − 1)", "check_table": "P(success) over the range",
         "matched_duel": "Duel", "skill_gap": "Skill gap: A's combat skills raised by k",
-        "hit_edge": "hit edge", "p_death": "P(death)", "gap": "gap",
+        "hit_edge": "hit edge", "p_killed": "P(at least one killed)", "gap": "gap",
+        "finishing_curve": "How lethal: deaths against the finishing attacks allowed",
+        "finish_attacks": "finishing attacks allowed (0: stop at the first out)", "these_rules": "these rules",
+        "deciding_blow": "the deciding blow alone", "finishing_attacks": "finishing attacks",
         "vary": "Search (a.NAME=LO..HI, b.NAME=…, NAME=… for both)", "wish_rounds": "wished mean rounds",
-        "wish_lethality": "wished P(death)", "wish_pwin": "wished P(A wins) (optional)", "top": "settings shown", "settings": "settings", "distance": "distance", "setting": "setting",
+        "wish_lethality": "wished P(at least one killed)", "wish_pwin": "wished P(A wins) (optional)", "top": "settings shown", "settings": "settings", "distance": "distance", "setting": "setting",
         "nothing_close": "No setting comes close: the nearest is {d:.2f} units away (one unit: 10 percentage "
                          "points of a probability, or a factor 1.5 in mean rounds). Widen the ranges or vary "
                          "other parameters.",
         "skipped": "skipped", "ignored": "Unknown link parameters ignored: {keys}",
         "error": "Error", "fifty": "modifier from the 50% point", "duel_of": "{a} (A) vs {b} (B)",
+        "col_quantity": "quantity", "col_value": "value", "col_se": "se", "col_ci_low": "ci_low",
+        "col_ci_high": "ci_high", "col_note": "note", "more_rows": "… {n} more rows in the CSV",
+        "col_system": "system", "col_gap": "gap", "col_hit_edge": "hit_edge", "col_p_a_wins": "p_a_wins",
+        "col_p_b_wins": "p_b_wins", "col_p_killed": "p_killed", "col_mean_rounds": "mean_rounds",
+        "col_p_success": "p_success", "col_modifier": "modifier",
+        "design_of": "{a} (A) vs {b} (B), {n} settings ({vary})",
+        "distance_is": "distance = sqrt((ln(mean rounds / wished rounds) / ln 1.5)^2 + ((P(at least one killed) − "
+                       "wished) / 0.10)^2 [+ ((P(A wins) − wished) / 0.10)^2])",
+        "skipped_n": "skipped {n}: {first}", "ceiling": "No modifier brings this check to P(success) ≥ {p}: the "
+        "ceiling is {ceiling}, first reached at {name} {at} (the most allowed is {hi}).",
+        "floor": "Every allowed modifier reaches it: P(success) is {p} even at the lowest {name} ({value}).",
+        "delta_p1": "ΔP(+1)", "no_gap": "gap 0", "states": "states",
     },
     "ru": {
         "title": "dicelab", "subtitle": "верстак разработчика правил",
@@ -67,7 +82,8 @@ UI: dict[str, dict[str, str]] = {
         "constants": "Домашние правила (числа книги)", "options": "Параметры поединка", "check": "Проверка",
         "rules_file": "Загрузить файл правил (.toml)", "fighter_a": "Боец A", "fighter_b": "Боец B",
         "archetype": "архетип", "policies": "тактика",
-        "p_success": "P(успеха)", "p_critical": "P(крита)", "p_fumble": "P(провала)", "residual": "остаток",
+        "p_success": "P(успеха)", "p_critical": "P(крит. успеха)", "p_fumble": "P(крит. провала)",
+        "residual": "остаток",
         "exactly": "ровно", "at_least": "не меньше", "at_most": "не больше", "show": "Показать",
         "distribution": "Распределение результата", "curve": "Кривая успеха", "value": "значение",
         "probability": "вероятность", "download": "Скачать CSV",
@@ -93,9 +109,12 @@ UI: dict[str, dict[str, str]] = {
         "mode_systems": "две системы (подобраны как в отчёте)", "setup1": "Вариант 1", "setup2": "Вариант 2",
         "difference": "разница (2 − 1)", "check_table": "P(успеха) по диапазону",
         "matched_duel": "Поединок", "skill_gap": "Разница в навыках: боевые навыки A выше на k",
-        "hit_edge": "перевес в попаданиях", "p_death": "P(смерти)", "gap": "разница",
+        "hit_edge": "перевес в попаданиях", "p_killed": "P(хотя бы один погиб)", "gap": "разница",
+        "finishing_curve": "Смертельность: гибель в зависимости от числа добивающих ударов",
+        "finish_attacks": "разрешено добивающих ударов (0: бой кончается на первом выбывшем)",
+        "these_rules": "эти правила", "deciding_blow": "только решающий удар", "finishing_attacks": "добивающих ударов",
         "vary": "Перебор (a.ИМЯ=ОТ..ДО, b.ИМЯ=…, ИМЯ=… для обоих)", "wish_rounds": "желаемое среднее число раундов",
-        "wish_lethality": "желаемая P(смерти)", "wish_pwin": "желаемая P(победы A) (необязательно)",
+        "wish_lethality": "желаемая P(хотя бы один погиб)", "wish_pwin": "желаемая P(победы A) (необязательно)",
         "top": "показать вариантов", "settings": "вариантов", "distance": "расстояние",
         "setting": "вариант",
         "nothing_close": "Ни один вариант не подходит: ближайший в {d:.2f} единицах (единица: 10 процентных "
@@ -103,6 +122,19 @@ UI: dict[str, dict[str, str]] = {
                          "или меняйте другие параметры.",
         "skipped": "пропущено", "ignored": "Неизвестные параметры ссылки пропущены: {keys}",
         "error": "Ошибка", "fifty": "модификатор от точки 50%", "duel_of": "{a} (A) против {b} (B)",
+        "col_quantity": "величина", "col_value": "значение", "col_se": "ст. ошибка", "col_ci_low": "95% ДИ, от",
+        "col_ci_high": "95% ДИ, до", "col_note": "примечание", "more_rows": "… ещё строк в CSV: {n}",
+        "col_system": "система", "col_gap": "разница в навыках", "col_hit_edge": "перевес в попаданиях",
+        "col_p_a_wins": "P(победы A)", "col_p_b_wins": "P(победы B)", "col_p_killed": "P(хотя бы один погиб)",
+        "col_mean_rounds": "раундов в среднем", "col_p_success": "P(успеха)", "col_modifier": "модификатор от 50%",
+        "design_of": "{a} (A) против {b} (B), перебрано вариантов: {n} ({vary})",
+        "distance_is": "расстояние = √((ln(среднее число раундов / желаемое) / ln 1,5)² + ((P(хотя бы один погиб) − "
+                       "желаемая) / 0,10)² [+ ((P(победы A) − желаемая) / 0,10)²])",
+        "skipped_n": "пропущено {n}, например: {first}", "ceiling": "Ни один модификатор не доводит эту проверку до "
+        "P(успеха) ≥ {p}: потолок — {ceiling}, впервые при {name} {at} (больше {hi} нельзя).",
+        "floor": "Любой допустимый модификатор даёт это: P(успеха) равна {p} даже при наименьшем значении «{name}» "
+                 "({value}).",
+        "delta_p1": "ΔP(+1)", "no_gap": "без разницы в навыках", "states": "состояний цепи",
     },
 }
 
@@ -115,7 +147,9 @@ FIELDS_RU: dict[str, str] = {
     "die": "кубик X в 2кX", "dk_faces": "грани кД", "finish_attacks": "атак по беспомощному",
     "after_out": "после выбывания", "lethal_at": "что считать смертью",
     # fighters
-    "body": "Тело", "mind": "Разум", "soul": "Душа", "acv": "ACV (атака)", "dcv": "DCV (защита)",
+    "body": "Тело", "mind": "Разум", "soul": "Дух", "acv": "Боевое значение атаки",
+    "dcv": "Боевое значение защиты", "shock": "Шок", "dying_at": "«при смерти» с Здоровья",
+    "body_volume": "объём Тела", "body_defense": "Защита Тела", "offense": "нападение", "defense": "защита",
     "health": "Здоровье", "attack_bonus": "бонус атаки", "defense_bonus": "бонус защиты",
     "weapon_damage": "урон оружия", "armor": "броня", "block": "блок",
     "attack_rating": "РД атаки", "defense_rating": "РД защиты", "reaction": "Реакция", "intellect": "Интеллект",
@@ -143,22 +177,36 @@ def t(lang: str, key: str, **fmt: Any) -> str:
 
 
 def field_label(lang: str, name: str, system: str | None = None) -> str:
-    """A field's name: the system's own Russian term where there is one, otherwise the identifier.
+    """A field's name: the system's own Russian term where there is one, else the first clause of the field's
+    Russian explanation (:func:`analysis.present.i18n.field_text`), else the identifier.
 
     >>> field_label("en", "limit", "tun"), field_label("ru", "body", "tun"), field_label("ru", "new_field")
     ('limit', 'ТХ (телесная)', 'new_field')
+    >>> field_label("ru", "contest_tie", "tristat")
+    'равенство в состязании'
     """
     if lang != "ru":
         return name
     if system and name == _value_of(system):
         return label("ru", "value", system)
-    return SYSTEM_FIELDS_RU.get(system or "", {}).get(name) or FIELDS_RU.get(name, name)
+    known = SYSTEM_FIELDS_RU.get(system or "", {}).get(name) or FIELDS_RU.get(name)
+    return known or (field_name("ru", system, name) if system else "") or name
 
 
 def _value_of(system: str) -> str:
     from analysis.systems import get_system
 
     return get_system(system).value
+
+
+def count(lang: str, n: int) -> str:
+    """A whole number with the language's thousands separator (a narrow space in Russian).
+
+    >>> count("en", 20000), count("ru", 20000)
+    ('20,000', '20\u202f000')
+    """
+    text = f"{n:,}"
+    return text.replace(",", "\u202f") if lang == "ru" else text
 
 
 def system_name(lang: str, system: str) -> str:

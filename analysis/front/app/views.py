@@ -18,7 +18,9 @@ import pandas as pd
 from dash import dcc, html
 
 from analysis.front.app.text import number, percent, system_name, t
+from analysis.present.phrases import assumption_reason
 from analysis.present.tables import assumed_pairs, pairs
+from analysis.systems import SYSTEM_IDS
 
 GRAPH_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d"], "responsive": True}
 
@@ -61,13 +63,13 @@ def table(name: str, df: pd.DataFrame, lang: str, title: str = "", formats: Mapp
             return percent(lang, float(v))
         if formats.get(col) == "p" or isinstance(v, float):
             return number(lang, float(v))
-        return str(v)
+        return system_name(lang, v) if isinstance(v, str) and v in SYSTEM_IDS else str(v)
 
     columns = [str(c) for c in df.columns]
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{escape(cell(c, v))}</td>" for c, v in zip(columns, row)) + "</tr>"
                    for row in df.head(max_rows).astype(object).values.tolist())
-    more = [html.Div(f"… {len(df) - max_rows} more rows in the CSV", className="why")] if len(df) > max_rows else []
+    more = [html.Div(t(lang, "more_rows", n=len(df) - max_rows), className="why")] if len(df) > max_rows else []
     return html.Div([
         html.Div([html.H4(title), html.Button(t(lang, "download"), id={"type": "csv", "name": name}, className="csv")],
                  className="table-head"),
@@ -86,6 +88,10 @@ def graph(fig: "Figure", name: str) -> dcc.Graph:
     return dcc.Graph(figure=fig, config=GRAPH_CONFIG, id=f"fig-{name}", className="graph")
 
 
+VISIBLE = 1e-4
+"""The smallest probability a bar needs to widen a figure's axis (0.01%: a bar one pixel tall at most)."""
+SEPARATORS = {"en": ".,", "ru": ",\u202f"}
+"""plotly's decimal mark and thousands separator per language: axes and hover speak as the text does."""
 COLORS = ["#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9", "#1098ad", "#f08c00"]
 AXIS = {"gridcolor": "#eef0f3", "zeroline": False, "linecolor": "#c9ced8", "automargin": True}
 
@@ -98,12 +104,14 @@ class Figure(dict):
     ('bar', 'x')
     """
 
-    def __init__(self, title: str, x: str, y: str, height: int = 320):
+    def __init__(self, title: str, x: str, y: str, height: int = 320, lang: str = "en", subtitle: str = ""):
         super().__init__(data=[], layout={
-            "title": {"text": title, "font": {"size": 15}}, "height": height, "hovermode": "closest",
+            "separators": SEPARATORS.get(lang, ".,"),
+            "title": {"text": title + (f"<br><sup>{subtitle}</sup>" if subtitle else ""), "font": {"size": 15}},
+            "height": height, "hovermode": "closest",
             "xaxis": {**AXIS, "title": {"text": x}}, "yaxis": {**AXIS, "title": {"text": y}},
             "plot_bgcolor": "white", "paper_bgcolor": "white", "colorway": COLORS, "bargap": 0.15,
-            "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "legend": {"orientation": "h", "y": -0.25},
+            "margin": {"l": 60, "r": 20, "t": 80 if subtitle else 50, "b": 50}, "legend": {"orientation": "h", "y": -0.25},
             "font": {"family": "system-ui, sans-serif", "size": 12}, "shapes": [], "annotations": []})
 
     def _add(self, trace: dict[str, Any], x: Sequence[Any], y: Sequence[Any], name: str | None) -> "Figure":
@@ -128,6 +136,20 @@ class Figure(dict):
                                               "xanchor": "left", "yanchor": "bottom"})
         return self
 
+    def y_range(self, lo: float, hi: float) -> "Figure":
+        """A fixed y range (probabilities run 0..1), padded a little so the ends stay visible."""
+        pad = 0.02 * (hi - lo)
+        self["layout"]["yaxis"]["range"] = [lo - pad, hi + pad]
+        return self
+
+    def x_range_of(self, x: Sequence[float], p: Sequence[float], least: float = VISIBLE) -> "Figure":
+        """The x axis over the values whose probability is at least ``least`` (an exploding die's long tail of
+        negligible values would stretch it far past the data that shows)."""
+        shown = [v for v, q in zip(x, p) if q >= least]
+        if shown:
+            self["layout"]["xaxis"]["range"] = [min(shown) - 0.6, max(shown) + 0.6]
+        return self
+
     def integer_x(self) -> "Figure":
         """Integer ticks on the x axis (rounds, damage, values)."""
         self["layout"]["xaxis"]["tickformat"] = "d"
@@ -135,8 +157,9 @@ class Figure(dict):
 
 
 def _plain(v: Any) -> Any:
-    """numpy scalars as Python ones (JSON)."""
-    return v.item() if hasattr(v, "item") else v
+    """numpy scalars as Python ones, NaN as ``None`` (a gap; strict JSON)."""
+    v = v.item() if hasattr(v, "item") else v
+    return None if isinstance(v, float) and math.isnan(v) else v
 
 
 def error(message: str, lang: str, where: str = "error") -> html.Div:
@@ -166,6 +189,6 @@ def echo(lang: str, system: str, variants: Mapping[str, Any], house: Mapping[str
 
 def assumed(lang: str, assumptions: Mapping[str, Any], name: str = "assumptions") -> html.Div:
     """The lab's assumptions a result rests on, one line (``id`` = ``name``), each reason on hover."""
-    reasons = "; ".join(f"{k}: {v['reason']}" for k, v in assumptions.items())
+    reasons = "; ".join(assumption_reason(lang, k, v["reason"]) for k, v in assumptions.items())
     return html.Div([html.B(f"{t(lang, 'assumptions')}: "), html.Code(assumed_pairs(assumptions))], id=name,
                     title=reasons)

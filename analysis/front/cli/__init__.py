@@ -26,11 +26,12 @@ import traceback
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Sequence
+from typing import Any, Callable, Mapping, NoReturn, Sequence
 
 from analysis.base import __version__
 from analysis.base.interrupt import received, signals
-from analysis.base.params import SHOWN_CHARS, DicelabError, ParamError, Spec, merge_pairs, plain_number, shown
+from analysis.base.params import (SHOWN_CHARS, DicelabError, ParamError, Spec, merge_pairs, parse_probability,
+                                  plain_number, shown, suggest)
 from analysis.engine.system import System
 from analysis.systems import SYSTEM_IDS, get_system
 
@@ -242,7 +243,8 @@ def _main(args: list[str]) -> int:
             if prog == "dicelab":  # found after the command parsed
                 w = wanted_from(args)
                 prog = " ".join(word for word in ("dicelab", w.command, w.system) if word)
-        return _fail(prog, message, 2, f"try '{prog} --help'")
+        guess = meant(message, options_of(build_parser(args), args))
+        return _fail(prog, message, 2, (f"did you mean {guess}? " if guess else "") + f"try '{prog} --help'")
     except KeyboardInterrupt:
         return _interrupted(label)
     except DicelabError as err:
@@ -280,6 +282,40 @@ def unrecognized(args: Sequence[str], message: str) -> str:
     plain = [a if 0 < len(a) <= SHOWN_CHARS and a.isprintable() and " " not in a else shown(a)
              for a in extra[:SHOWN_ARGUMENTS]]
     return "unrecognized arguments: " + " ".join(plain) + more
+
+
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+def meant(message: str, options: Sequence[str]) -> str | None:
+    """What a usage error's misspelt word most likely meant: a close choice (a command, a system, a value) or a
+    close option of the command (``--taget`` -> ``--target``).
+
+    >>> meant("argument SYSTEM: invalid choice: 'tristar' (choose from 'tristat', 'onesix')", [])
+    'tristat'
+    >>> meant("unrecognized arguments: --taget 7", ["--target", "--die"])
+    '--target'
+    """
+    m = _CHOICE.search(message)
+    if m:
+        return suggest(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
+    if message.startswith("unrecognized arguments:"):
+        names = {o.lstrip("-"): o for o in options}
+        for token in message.split(":", 1)[1].split():
+            found = suggest(token.split("=")[0].lstrip("-"), names) if token.startswith("-") else None
+            if found:
+                return names[found]
+    return None
+
+
+def options_of(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """The option strings of the deepest (sub)command ``argv`` names."""
+    for word in argv:
+        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if word.startswith("-") or sub is None or word not in sub.choices:
+            break
+        parser = sub.choices[word]
+    return [o for a in parser._actions for o in a.option_strings]
 
 
 def _fail(label: str, message: str, code: int, hint: str | None = None) -> int:
@@ -381,10 +417,43 @@ def add_rules_options(p: argparse.ArgumentParser, system: System) -> None:
                    "([onesix] success_threshold = 14); --variant overrides it")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help=f"set a rule variant, constant or duel option (repeatable; each name once); fields: {names}")
+    p.add_argument("--verbose", action="store_true", help="text output: echo every rule field, not only the ones "
+                   "that differ from the book (--json always holds them all)")
     for info in system.Rules.describe():
         if info.name in system.rule_flags:
             p.add_argument(f"--{info.name.replace('_', '-')}", dest=f"rule_{info.name}", metavar="VALUE",
                            help=f"{info.help}; {info.allowed}; default {info.default}")
+
+
+def rules_line(system_id: str, variants: Mapping[str, Any], verbose: bool = False) -> str:
+    """The rules echo of a text output: the fields that differ from the book (every field with ``verbose``).
+
+    >>> rules_line("onesix", {**get_system("onesix").Rules.defaults(), "in_die": "d6"})
+    "rules: the book's, except in_die=d6"
+    >>> rules_line("tun", get_system("tun").Rules.defaults())
+    "rules: the book's"
+    """
+    from analysis.present.tables import pairs
+
+    if verbose:
+        return f"rules: {pairs(variants)}"
+    book = get_system(system_id).Rules.defaults()
+    changed = {k: v for k, v in variants.items() if book.get(k) != v}
+    return "rules: the book's" + (f", except {pairs(changed)}" if changed else "")
+
+
+def caveats(data: Mapping[str, Any], indent: str = "  ") -> str:
+    """What a text output says right after its answer: the lab's assumptions the result rests on (one line) and its
+    warnings (setups that are almost surely a slip, limits under ``stat_limits = "warn"``), one line each.
+
+    >>> print(caveats({"assumptions": {"no_defense_bonus": {"value": 2}}, "warnings": ["a slip"]}), end="")
+      assumptions (the lab's numbers, no seed gives them): no_defense_bonus=2
+      warning: a slip
+    """
+    from analysis.present.tables import assumptions_line
+
+    return assumptions_line(data.get("assumptions"), indent) + "".join(f"{indent}warning: {w}\n"
+                                                                         for w in data.get("warnings", ()))
 
 
 def add_params_options(p: argparse.ArgumentParser, cls: Any, prefix: str = "") -> None:
@@ -467,6 +536,20 @@ def terminal_safe(text: str) -> str:
     'red\\x1b[31m\\u202e\tok\n'
     """
     return _UNSAFE_RE.sub(lambda m: m.group(0).encode("unicode_escape", "backslashreplace").decode("ascii"), text)
+
+
+def probability(text: str) -> float:
+    """An argparse ``type=`` for a typed probability: ``0.75`` or ``75%`` (its range is the library's to check, so the
+    refusal is the library's).
+
+    >>> probability("75%"), probability("0.3")
+    (0.75, 0.3)
+    """
+    try:
+        return parse_probability(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a probability; allowed: a number such as 0.75 or a "
+                                         "percentage such as 75%") from None
 
 
 def emit(text: str) -> None:

@@ -16,13 +16,16 @@ from analysis.front.cli import (
     Formatter,
     add_params_options,
     add_rules_options,
+    caveats,
     command,
     emit,
     emit_json,
     number,
     params_from,
     per_system,
+    probability,
     rules_from,
+    rules_line,
 )
 from analysis.front.cli.combat import FIGHTER_HELP, fighters_from
 from analysis.present.tables import assumed_pairs, assumptions_line, pairs, render
@@ -63,7 +66,7 @@ EQUIV_EXAMPLE = (
     "  dicelab equiv --from kurs --skill 2 --to tun --dice 1d20 --table\n"
     "  dicelab equiv --from tristat --a veteran --b trained_armed --to kurs --top 3"
 )
-GLOBAL_FLAGS = ("--json", "--table")
+GLOBAL_FLAGS = ("--json", "--table", "--verbose")
 GLOBAL_VALUES = {"--top": int, "--workers": int, "--budget": float, "--max-memory": float}
 """Options of ``equiv`` that may sit on either side of --to, with their types."""
 PROGRESS_DELAY = 2.0
@@ -122,7 +125,7 @@ def register(sub: Any) -> None:
     def add_tune(p: argparse.ArgumentParser, system: System) -> None:
         add_params_options(p, system.CheckArgs)
         add_rules_options(p, system)
-        p.add_argument("--p", type=number(float), metavar="P", help="wished P(success), in (0, 1]")
+        p.add_argument("--p", type=probability, metavar="P", help="wished P(success), in (0, 1]: 0.75 or 75%%")
         p.add_argument("--table", action="store_true", help="the modifier needed for every P of 5%%, 10%%, ..., 95%%")
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -142,6 +145,7 @@ def register(sub: Any) -> None:
                    help=f"fights: how many pairings to show (default {EQUIV_TOP})")
     add_fight_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--verbose", action="store_true", help="text output: echo every rule field of both systems")
 
     def add_worth(p: argparse.ArgumentParser, system: System) -> None:
         add_params_options(p, system.CheckArgs)
@@ -170,14 +174,14 @@ def register(sub: Any) -> None:
                        help=f"fighter parameters to search (repeatable); a.NAME or b.NAME for one side, a bare NAME "
                             f"gives both fighters the same value; parameters: {names}")
         p.add_argument("--rounds", required=True, type=number(float), metavar="R", help="wished mean rounds")
-        p.add_argument("--lethality", required=True, type=number(float), metavar="L", help="wished P(death) = P(A killed) + P(B killed) at the ruleset's lethal_at level")
-        p.add_argument("--p-win", type=number(float), metavar="W", help="wished P(A wins) (optional)")
+        p.add_argument("--lethality", required=True, type=probability, metavar="L", help="wished P(at least one killed): the fight ends with someone at the ruleset's lethal_at level or worse")
+        p.add_argument("--p-win", type=probability, metavar="W", help="wished P(A wins) (optional): 0.6 or 60%%")
         p.add_argument("--top", type=number(int), default=5, metavar="K", help="how many settings to show (default 5)")
         add_fight_options(p)
         add_rules_options(p, system)
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
-    per_system(sub, "design", "Search fighter parameters for the duel nearest a wished mean rounds, P(death) and P(A wins)",
+    per_system(sub, "design", "Search fighter parameters for the duel nearest a wished mean rounds, P(at least one killed) and P(A wins)",
                DESIGN_EXAMPLES, run_design, add_design)
 
 
@@ -198,10 +202,10 @@ def run_tune(ns: argparse.Namespace) -> int:
                             "modifier": "any" if r["at_floor"] else "none" if r["modifier"] is None else f"{r['modifier']:+d}",
                             table.value_name: "" if r["value"] is None else str(r["value"]),
                             "P at it": r["p_at_modifier"]} for r in table.rows])
-        emit(render(df, "md", title=f"{system.id} tune: {pairs(table.params)}\nrules: {pairs(table.variants)}\n"
-                                    + assumptions_line(data["assumptions"], indent="")
-                                    + f"P(success) runs from {show_p(table.floor)} to {show_p(table.ceiling)} over the "
-                                    "allowed range"))
+        emit(render(df, "md", title=f"The modifier needed for each P(success) ({system.id} tune: {pairs(table.params)}); "
+                                    f"P(success) runs from {show_p(table.floor)} to {show_p(table.ceiling)} over the "
+                                    "allowed range\n" + caveats(data, indent="")
+                                    + rules_line(system.id, table.variants, ns.verbose)))
         return 0
     if ns.p is None:
         raise DicelabError("tune needs --p P (the wished P(success)) or --table")
@@ -211,10 +215,9 @@ def run_tune(ns: argparse.Namespace) -> int:
         emit_json(data)
         return 0
     below = "" if res.p_below is None else f"; at {res.modifier - 1:+d}: {show_p(res.p_below)}"
-    emit(f"{system.id} tune: {pairs(res.params)}\n  rules: {pairs(res.variants)}\n"
-         + assumptions_line(data["assumptions"])
-         + f"  P(success) >= {res.p!r} needs modifier {res.modifier:+d} ({res.value_name} {res.value}): "
-         f"P = {show_p(res.p_at_modifier)}{below}\n" + "".join(f"  note: {n}\n" for n in res.notes))
+    emit(f"modifier {res.modifier:+d} ({res.value_name} {res.value}): P(success) {show_p(res.p_at_modifier)} >= "
+         f"{res.p!r}{below}\n" + caveats(data) + "".join(f"  note: {n}\n" for n in res.notes)
+         + f"  {system.id} tune from {pairs(res.params)}\n  {rules_line(system.id, res.variants, ns.verbose)}\n")
     return 0
 
 
@@ -312,20 +315,21 @@ def run_equiv(ns: argparse.Namespace) -> int:
             return 0
         df = _frame([{f"{source.id} {table.source_value}": r["from"], "P from": r["p_from"],
                             f"{target.id} {table.value_name}": r["value"], "P to": r["p_to"]} for r in table.rows])
-        emit(render(df, "md", title=f"equiv {source.id} -> {target.id}\nfrom: {pairs(table.source['params'])}; rules "
-                                    f"{pairs(table.source['variants'])}\nto: {pairs(table.target['params'])}; rules "
-                                    f"{pairs(table.target['variants'])}"
-                                    + _title_line(_sides_assumed(table.source, table.target, ""))))
+        emit(render(df, "md", title=f"{source.id} -> {target.id}: the nearest P(success) at each {table.source_value}\n"
+                                    + _sides_assumed(table.source, table.target, "")
+                                    + f"from: {pairs(table.source['params'])}; "
+                                    f"{rules_line(source.id, table.source['variants'], ns.verbose)}\n"
+                                    f"to: {pairs(table.target['params'])}; "
+                                    f"{rules_line(target.id, table.target['variants'], ns.verbose)}"))
         return 0
     res = equiv(source, rules, args, target, t_rules, t_args)
     if ns.json:
         emit_json(res.to_dict())
         return 0
-    emit(f"equiv {source.id} -> {target.id}\n"
-         f"  from: {pairs(res.source['params'])}; rules {pairs(res.source['variants'])}\n"
-         f"  to:   {pairs(res.target['params'])}; rules {pairs(res.target['variants'])}\n"
-         + _sides_assumed(res.source, res.target)
-         + f"  P(success) {res.p_from:.6f} -> {target.id} {res.value_name} {res.value}: P(success) {res.p_to:.6f}\n")
+    emit(f"{target.id} {res.value_name} {res.value}: P(success) {res.p_to:.6f}, nearest to {source.id}'s "
+         f"{res.p_from:.6f}\n" + _sides_assumed(res.source, res.target)
+         + f"  from: {pairs(res.source['params'])}; {rules_line(source.id, res.source['variants'], ns.verbose)}\n"
+         f"  to:   {pairs(res.target['params'])}; {rules_line(target.id, res.target['variants'], ns.verbose)}\n")
     return 0
 
 
@@ -354,16 +358,21 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
         emit_json(res.to_dict())
         return done
     f = res.figures
-    emit(f"equiv fight {source.id} -> {target.id}: {res.source['a']['name']} (A) vs {res.source['b']['name']} (B)\n"
-         f"  from rules: {pairs(res.source['variants'])}\n  to rules:   {pairs(res.target['variants'])}\n"
-         + _sides_assumed(res.source, res.target) +
-         f"  source duel: P(A wins) {f.p_a_wins:.4f}, mean rounds {_rounds(f.mean_rounds)}, P(death) {f.p_death:.4f}\n"
+    best = res.matches[0] if res.matches else None
+    if best is not None:
+        emit(f"nearest {target.id} pairing: {best.a} vs {best.b} (distance {best.distance:.3f}): P(A wins) "
+             f"{best.figures.p_a_wins:.4f}, mean rounds {_rounds(best.figures.mean_rounds)}\n")
+    emit(_sides_assumed(res.source, res.target)
+         + f"  source: {source.id} {res.source['a']['name']} (A) vs {res.source['b']['name']} (B): P(A wins) "
+         f"{f.p_a_wins:.4f}, mean rounds {_rounds(f.mean_rounds)}, P(at least one killed) {f.p_killed:.4f}\n"
          f"  nearest of {res.pairings} {target.id} archetype pairings (distance {res.distance}):\n")
     for m in res.matches:
         emit(f"    {m.distance:7.3f}  {m.a} vs {m.b}: P(A wins) {m.figures.p_a_wins:.4f}, "
-             f"mean rounds {_rounds(m.figures.mean_rounds)}, P(death) {m.figures.p_death:.4f}\n")
+             f"mean rounds {_rounds(m.figures.mean_rounds)}, P(at least one killed) {m.figures.p_killed:.4f}\n")
     for s in res.skipped:
         emit(f"  skipped: {s}\n")
+    emit(f"  from {rules_line(source.id, res.source['variants'], ns.verbose)}\n"
+         f"  to {rules_line(target.id, res.target['variants'], ns.verbose)}\n")
     return done
 
 
@@ -378,8 +387,9 @@ def run_worth(ns: argparse.Namespace) -> int:
     df = _frame([{res.value_name: r["value"], "modifier": f"{r['modifier']:+d}", "P(success)": r["p_success"],
                         "dP of +1": r["delta_p"], f"mean {res.outcome}": r["mean"], f"std {res.outcome}": r["std"]}
                        for r in res.rows])
-    emit(render(df, "md", title=f"{system.id} worth: {pairs(res.params)}\nrules: {pairs(res.variants)}"
-                                + _title_line(assumptions_line(data["assumptions"], indent=""))))
+    emit(render(df, "md", title=f"What one more point buys at each {res.value_name} ({system.id} worth: "
+                                f"{pairs(res.params)})" + _title_line(caveats(data, indent=""))
+                                + f"\n{rules_line(system.id, res.variants, ns.verbose)}"))
     return 0
 
 
@@ -401,15 +411,18 @@ def run_variants(ns: argparse.Namespace) -> int:
         row = {"variant": e.label, "effect": e.effect, "check max |dP|": e.check_max_dp, "check mean |dP|": e.check_mean_dp}
         if res.base_duel is not None:
             d = e.duel_delta or {}
-            row.update({"dP(A wins)": d.get("p_a_wins"), "dP(death)": d.get("p_death"), "d mean rounds": d.get("mean_rounds")})
+            row.update({"dP(A wins)": d.get("p_a_wins"), "dP(at least one killed)": d.get("p_killed"), "d mean rounds": d.get("mean_rounds")})
         row["note"] = _with_assumed("; ".join(filter(None, [e.note, *e.warnings])), e.assumptions, res.assumptions)
         rows.append(row)
-    title = f"{system.id} variants against {pairs(res.variants)}\neffect: the largest change in distance units " \
-            f"(0.10 of a probability, a factor 1.5 of mean rounds)" + _title_line(assumptions_line(res.assumptions, ""))
+    top = res.effects[0] if res.effects else None
+    title = (f"the reading that moves the most: {top.label} (effect {top.effect:.2f})" if top is not None else
+             f"{system.id} has no rule reading to vary") + _title_line(assumptions_line(res.assumptions, "")) + \
+        f"\n{system.id} variants, largest effect first, against {rules_line(system.id, res.variants, ns.verbose)}" \
+        "\neffect: the largest change in distance units (0.10 of a probability, a factor 1.5 of mean rounds)"
     if res.base_duel is not None:
         bd = res.base_duel
         title += (f"\nduel {res.a['name']} (A) vs {res.b['name']} (B): P(A wins) {bd.p_a_wins:.4f}, "
-                  f"P(death) {bd.p_death:.4f}, mean rounds {_rounds(bd.mean_rounds)}")
+                  f"P(at least one killed) {bd.p_killed:.4f}, mean rounds {_rounds(bd.mean_rounds)}")
     emit(render(_frame(rows), "md", title=title))
     if res.base_duel is not None:
         emit("\n" + _policies_text(res))
@@ -448,15 +461,20 @@ def run_design(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(res.to_dict())
         return done
-    wish = res.wish
-    emit(f"{system.id} design: {res.a['name']} (A) vs {res.b['name']} (B), {res.settings} settings of "
-         f"{', '.join(res.vary)}\n  rules: {pairs(res.variants)}\n" + assumptions_line(res.assumptions) +
-         f"  wished: mean rounds {wish['rounds']:g}, P(death) {wish['lethality']:g}"
+    wish, best = res.wish, res.best[0] if res.best else None
+    emit((f"best: {pairs(best.setting)} (distance {best.distance:.3f}): mean rounds "
+          f"{_rounds(best.figures.mean_rounds)}, P(at least one killed) {best.figures.p_killed:.4f}, P(A wins) "
+          f"{best.figures.p_a_wins:.4f}\n" if best is not None else "best: none (no setting was solved)\n")
+         + assumptions_line(res.assumptions) +
+         f"  {system.id} design: {res.a['name']} (A) vs {res.b['name']} (B), {res.settings} settings of "
+         f"{', '.join(res.vary)}\n"
+         f"  wished: mean rounds {wish['rounds']:g}, P(at least one killed) {wish['lethality']:g}"
          + (f", P(A wins) {wish['p_win']:g}" if wish["p_win"] is not None else "") + f"\n  distance: {res.distance}\n")
     for p in res.best:
         f = p.figures
-        emit(f"  {p.distance:7.3f}  {pairs(p.setting)}: mean rounds {_rounds(f.mean_rounds)}, P(death) {f.p_death:.4f}, "
+        emit(f"  {p.distance:7.3f}  {pairs(p.setting)}: mean rounds {_rounds(f.mean_rounds)}, P(at least one killed) {f.p_killed:.4f}, "
              f"P(A wins) {f.p_a_wins:.4f}, P(B wins) {f.p_b_wins:.4f}\n")
     if res.skipped:
         emit(f"  skipped {len(res.skipped)} settings, e.g. {res.skipped[0]}\n")
+    emit(f"  {rules_line(system.id, res.variants, ns.verbose)}\n")
     return done

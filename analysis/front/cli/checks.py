@@ -13,12 +13,15 @@ from analysis.engine.results import assumptions_echo
 from analysis.front.cli import (
     add_params_options,
     add_rules_options,
+    caveats,
     command,
     emit,
     emit_json,
+    number,
     params_from,
     per_system,
     rules_from,
+    rules_line,
 )
 from analysis.present.tables import FORMATS, assumptions_line, pairs, prob, render, success_rows, text
 from analysis.systems import all_systems, get_system
@@ -62,6 +65,9 @@ def register(sub: Any) -> None:
     def add_table(p: argparse.ArgumentParser, system: Any) -> None:
         add_params_options(p, system.CheckArgs)
         add_rules_options(p, system)
+        p.add_argument("--from", dest="lo", type=number(int), metavar="N", help=f"the smallest {system.value} listed "
+                       "(default: the system's whole range)")
+        p.add_argument("--to", dest="hi", type=number(int), metavar="N", help=f"the largest {system.value} listed")
         p.add_argument("--format", choices=FORMATS, default="md", help="md (default), csv or json")
         p.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
@@ -133,14 +139,16 @@ def run_check(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(result.to_dict())
     else:
-        emit(format_check(result))
+        emit(format_check(result, ns.verbose))
     return 0
 
 
-def format_check(res: "CheckResult") -> str:
-    """A check result as text a designer reads at the table."""
-    lines = [f"{res.system} check: {pairs(res.params)}", f"  rules: {pairs(res.variants)}",
-             *assumptions_line(res.to_dict()["assumptions"]).splitlines(), f"  P(success)   {prob(res.p_success)}"]
+def format_check(res: "CheckResult", verbose: bool = False) -> str:
+    """A check result as text a designer reads at the table: the answer first, then the lab's assumptions it rests
+    on, the special results, the rules (the fields changed from the book; every field with ``verbose``) and the
+    distribution."""
+    lines = [f"P(success) {prob(res.p_success)}  ({res.system} check: {pairs(res.params)})",
+             *caveats(res.to_dict()).splitlines()]
     if res.p_critical is not None:
         lines.append(f"  P(critical)  {prob(res.p_critical)}")
     if res.p_fumble is not None:
@@ -149,6 +157,7 @@ def format_check(res: "CheckResult") -> str:
         lines.append(f"  {k:<12} {prob(v)}")
     if res.residual:
         lines.append(f"  residual     {res.residual:.3g}  (truncated mass of the unbounded explosion)")
+    lines.append(f"  {rules_line(res.system, res.variants, verbose)}")
     lines.append(f"  {res.outcome} distribution (value: P = k, P >= k):")
     d = res.distribution
     for k, p in d.to_dict().items():
@@ -162,9 +171,16 @@ def run_table(ns: argparse.Namespace) -> int:
     if ns.out is not None:
         check_output_path(ns.out)
     rules = rules_from(ns, system)
-    rows = success_rows(system, rules, params_from(ns, system.CheckArgs))
+    if ns.lo is not None and ns.hi is not None and ns.lo > ns.hi:
+        raise DicelabError(f"table: --from {ns.lo} --to {ns.hi} is an empty range; allowed: --from N --to M with N <= M")
+    rows = [r for r in success_rows(system, rules, params_from(ns, system.CheckArgs))
+            if (ns.lo is None or r[system.value] >= ns.lo) and (ns.hi is None or r[system.value] <= ns.hi)]
+    if not rows:
+        raise DicelabError(f"table: no {system.value} in {ns.lo if ns.lo is not None else '…'}.."
+                           f"{ns.hi if ns.hi is not None else '…'}; allowed: a range that meets the system's own")
     mode = "dice" if rows and "dice" in rows[0] else "mode"
-    title = f"# {system.title}: P(success) by {system.value}\n\nRules: {pairs(rules.to_dict())}"
+    echo = rules_line(system.id, rules.to_dict(), ns.verbose)
+    title = f"# {system.title}: P(success) by {system.value}\n\n{echo[0].upper()}{echo[1:]}"
     assumed = assumptions_echo(system.id, rules.to_dict())
     if assumed:
         title += "\n\n" + assumptions_line(assumed, indent="").strip()
@@ -189,13 +205,12 @@ def run_opposed(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return 0
-    emit(f"{res.system} opposed: A {pairs(res.a)} vs B {pairs(res.b)}\n  rules: {pairs(res.variants)}\n"
-         + assumptions_line(data["assumptions"])
-         + f"  P(A wins) {prob(res.p_a_wins)}\n  P(tie)    {prob(res.p_tie)}  ({res.tie_rule})\n"
-         f"  P(B wins) {prob(res.p_b_wins)}\n")
+    emit(f"P(A wins) {prob(res.p_a_wins)}  ({res.system} opposed: A {pairs(res.a)} vs B {pairs(res.b)})\n"
+         f"  P(tie)    {prob(res.p_tie)}  ({res.tie_rule})\n  P(B wins) {prob(res.p_b_wins)}\n" + caveats(data))
     for k, v in res.extra.items():
         if isinstance(v, float):
             emit(f"  {k:<17} {prob(v)}\n")
+    emit(f"  {rules_line(res.system, res.variants, ns.verbose)}\n")
     return 0
 
 

@@ -8,8 +8,18 @@ from typing import Any
 from analysis.base.params import parse_pairs
 from analysis.engine.combat import describe_fighter, parse_rolls
 from analysis.fights.fighters import archetypes, load_fighter
-from analysis.front.cli import DEAD_NOTE, add_rules_options, command, emit, emit_json, per_system, rules_from
-from analysis.present.tables import assumptions_line, pairs, prob
+from analysis.front.cli import (
+    DEAD_NOTE,
+    add_rules_options,
+    caveats,
+    command,
+    emit,
+    emit_json,
+    per_system,
+    rules_from,
+    rules_line,
+)
+from analysis.present.tables import pairs, prob
 from analysis.systems import all_systems, get_system
 
 FIGHTER_HELP = "an archetype name, a .toml/.json file, or inline key=value,... (archetype=NAME starts from one)"
@@ -90,23 +100,16 @@ def run_exchange(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return 0
-    emit(f"{system.id} exchange: {res.attacker['name']} attacks {res.defender['name']}\n"
-         f"  rules: {pairs(res.variants)}\n" + assumptions_line(data["assumptions"]))
+    emit(f"P(hit) {prob(res.p_hit + res.p_graze)}, mean damage {res.damage.mean():.4f}  ({system.id} exchange: "
+         f"{res.attacker['name']} attacks {res.defender['name']})\n" + caveats(data))
     for k in ("p_miss", "p_defended", "p_graze", "p_hit", "p_critical"):
         emit(f"  {k:<11} {prob(getattr(res, k))}\n")
-    emit(f"  mean damage {res.damage.mean():.4f}\n  damage: " + _shown(res.damage.to_dict()) + "\n")
+    emit("  damage: " + _shown(res.damage.to_dict()) + "\n")
     emit("  defender after: " + _shown(res.condition_after) + "\n")
     for note in res.notes:
         emit(f"  note: {note}\n")
-    _warnings(data)
+    emit(f"  {rules_line(system.id, res.variants, ns.verbose)}\n")
     return 0
-
-
-def _warnings(data: dict[str, Any]) -> None:
-    """The warnings a result carries (limits under ``stat_limits = "warn"``, setups that are almost surely a slip),
-    one line each."""
-    for warning in data.get("warnings", ()):
-        emit(f"  warning: {warning}\n")
 
 
 def _shown(probs: dict[Any, float], floor: float = 5e-5) -> str:
@@ -124,14 +127,13 @@ def run_resolve(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return 0
-    emit(f"{system.id}: {res.attacker['name']} attacks {res.defender['name']}\n"
-         + assumptions_line(data["assumptions"]))
+    emit(f"=> hit={str(res.hit).lower()}, damage={res.damage}, marked={res.marked}  ({system.id}: "
+         f"{res.attacker['name']} attacks {res.defender['name']})\n" + caveats(data))
     for step in res.steps:
         emit(f"  {step}\n")
-    emit(f"  => hit={str(res.hit).lower()}, damage={res.damage}, marked={res.marked}\n")
     for note in data.get("notes", ()):
         emit(f"  note: {note}\n")
-    _warnings(data)
+    emit(f"  {rules_line(system.id, res.variants, ns.verbose)}\n")
     return 0
 
 
@@ -144,25 +146,26 @@ def run_duel(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return 0
-    emit(f"{system.id} duel ({res.model}): {res.a['name']} (A) vs {res.b['name']} (B)\n  order: {res.order}\n"
-         f"  rules: {pairs(res.variants)}\n" + assumptions_line(data["assumptions"]))
-    for k in ("p_a_wins", "p_b_wins", "p_both_out", "p_stalemate", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying",
-              "p_a_dead", "p_b_dead", "p_a_killed", "p_b_killed"):
+    emit(f"P(A wins) {prob(data['p_a_wins'])}, P(B wins) {prob(data['p_b_wins'])}  ({system.id} duel, {res.model}: "
+         f"{res.a['name']} (A) vs {res.b['name']} (B))\n" + caveats(data))
+    for k in ("p_both_out", "p_stalemate", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying", "p_a_dead", "p_b_dead",
+              "p_a_killed", "p_b_killed", "p_killed"):
         value = data[k]
         emit(f"  {k:<12} " + (prob(value) if value is not None else f"n/a ({data['null_reasons'][k]})") + "\n")
     if "p_still_up" in data:
         emit(f"  {'p_still_up':<12} {prob(data['p_still_up'])}\n")
-    _warnings(data)
     given = data["conditional_on"]
-    emit(f"  lethal_at {data['lethal_at']}, after_out {data['after_out']}"
+    emit(f"  killed = {data['lethal_at']}; p_killed: at least one; after_out {data['after_out']}"
          + (f": mean attacks on the helpless one {data['mean_finish_attacks']:.3f} (over "
-            f"{given['mean_finish_attacks']})" if data["mean_finish_attacks"] is not None else "") + "\n")
+            f"{given['mean_finish_attacks']})" if data["mean_finish_attacks"] is not None else
+            " (the fight stops at the first out: --variant after_out=finish lets the winner finish the loser)") + "\n")
     if data["mean_rounds"] is None:
         emit(f"  rounds: {data['rounds_note']}; states {data['states']}\n")
-        return 0
-    median = data["median_rounds"] if data["median_rounds"] is not None else f"> {data['median_rounds_above']}"
-    over = f" (over {given['mean_rounds']})" if "mean_rounds" in given else ""
-    emit(f"  rounds: mean {data['mean_rounds']:.3f}, median {median}{over}, states {data['states']}\n")
-    if data["rounds_note"]:
-        emit(f"  note: {data['rounds_note']}\n")
+    else:
+        median = data["median_rounds"] if data["median_rounds"] is not None else f"> {data['median_rounds_above']}"
+        over = f" (over {given['mean_rounds']})" if "mean_rounds" in given else ""
+        emit(f"  rounds: mean {data['mean_rounds']:.3f}, median {median}{over}, states {data['states']}\n")
+        if data["rounds_note"]:
+            emit(f"  note: {data['rounds_note']}\n")
+    emit(f"  order: {res.order}\n  {rules_line(system.id, res.variants, ns.verbose)}\n")
     return 0

@@ -10,6 +10,24 @@ from typing import Any
 from analysis.front.cli import command, emit
 from analysis.present.i18n import LANGS
 
+SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "rules", "tactics")
+"""The report's sections in page order (:data:`analysis.front.report.SECTIONS`, named here so the command line
+starts without loading the report)."""
+
+
+def sections(text: str) -> tuple[str, ...]:
+    """``--sections checks,lethality`` as a tuple in page order; an unknown name is refused with the allowed ones.
+
+    >>> sections("lethality, checks")
+    ('checks', 'lethality')
+    """
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"sections = {text!r} is not allowed; allowed: names among "
+                                         f"{', '.join(SECTIONS)}, separated by commas")
+    return tuple(s for s in SECTIONS if s in names)
+
 
 def register(sub: Any) -> None:
     p = command(sub, "report", "Write the lab's report (index.html, figures, tables) into a directory.",
@@ -31,6 +49,8 @@ def register(sub: Any) -> None:
                    "like --a (default for both: trained_armed)")
     p.add_argument("--compare", metavar="BASELINE.toml", help="draw every figure as this setup against a baseline, "
                    "side by side: another report config, or 'default' (the book's rules, default fighters)")
+    p.add_argument("--sections", metavar="NAME,...", type=sections,
+                   help=f"only these sections, in page order (default: all of {', '.join(SECTIONS)})")
 
 
 def run_report(ns: argparse.Namespace) -> int:
@@ -45,7 +65,8 @@ def run_report(ns: argparse.Namespace) -> int:
     lang = ns.lang or (read_config(ns.config).get("lang") if ns.config else None) or "en"
     try:
         with staged_dir(ns.out) as stage:
-            written = build_report(stage, lang=lang, setup=setup, baseline=baseline, command=_command(ns, lang))
+            written = build_report(stage, lang=lang, setup=setup, baseline=baseline, command=_command(ns, lang),
+                                   sections=ns.sections or SECTIONS)
     except KeyboardInterrupt:
         print(f"dicelab report: interrupted; {ns.out}/ is left as it was (a report is written whole or not at all)",
               file=sys.stderr)
@@ -62,6 +83,8 @@ def _command(ns: argparse.Namespace, lang: str) -> str:
     for flag in ("config", "rules", "compare"):
         if getattr(ns, flag):
             words += [f"--{flag}", getattr(ns, flag)]
+    if ns.sections:
+        words += ["--sections", ",".join(ns.sections)]
     for flag in ("variant", "a", "b"):
         for value in getattr(ns, flag):
             words += [f"--{flag}", value]

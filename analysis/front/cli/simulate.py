@@ -11,15 +11,17 @@ from analysis.front.cli import (
     DEAD_NOTE,
     add_params_options,
     add_rules_options,
+    caveats,
     emit,
     emit_json,
     number,
     params_from,
     per_system,
     rules_from,
+    rules_line,
 )
-from analysis.front.cli.combat import FIGHTER_HELP, _warnings, fighters_from
-from analysis.present.tables import assumptions_line, pairs
+from analysis.front.cli.combat import FIGHTER_HELP, fighters_from
+from analysis.present.tables import pairs
 from analysis.systems import get_system
 
 SIM_EXAMPLES = {
@@ -109,17 +111,16 @@ def run_sim(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return _finish(res, "sim")
-    emit(f"{system.id} sim ({res.model} model, n={_n(res)}, seed={res.seed}): {res.a['name']} (A) vs {res.b['name']} (B)\n"
-         f"  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else "")
-         + assumptions_line(data["assumptions"]))
+    lo, hi = res.p_a_wins.ci
+    emit(f"P(A wins) {res.p_a_wins.value:.6f} (95% CI [{lo:.6f}, {hi:.6f}])  ({system.id} sim, {res.model} model, "
+         f"n={_n(res)}, seed={res.seed}: {res.a['name']} (A) vs {res.b['name']} (B))\n" + caveats(data))
     emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
-    data = res.to_dict()
     for name in ("mean_finish_attacks", "mean_rounds"):
         if name in data["conditional_on"] and data[name] is not None:
             emit(f"  {name} is over {data['conditional_on'][name]}\n")
     if res.rounds_note:
         emit(f"  {res.rounds_note}\n")
-    _warnings(data)
+    emit(f"  {rules_line(system.id, res.variants, ns.verbose)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else ""))
     return _finish(res, "sim")
 
 
@@ -142,10 +143,12 @@ def run_sim_check(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return _finish(res, "sim-check")
-    emit(f"{system.id} sim-check (n={_n(res)}, seed={res.seed}): {pairs(res.params)}\n  rules: {pairs(res.variants)}\n"
-         + assumptions_line(data["assumptions"]))
+    lo, hi = data["ci_p_success"]
+    emit(f"P(success) {data['p_success']:.6f} (95% CI [{lo:.6f}, {hi:.6f}])  ({system.id} sim-check, n={_n(res)}, "
+         f"seed={res.seed}: {pairs(res.params)})\n" + caveats(data))
     for key in ("p_success", "p_critical", "p_fumble", "mean"):
         if key in data:
             lo, hi = data[f"ci_{key}"]
             emit(f"  {key:<10} {data[key]:.6f}  se {data[f'se_{key}']:.6f}  95% CI [{lo:.6f}, {hi:.6f}]\n")
+    emit(f"  {rules_line(system.id, res.variants, ns.verbose)}\n")
     return _finish(res, "sim-check")

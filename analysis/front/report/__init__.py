@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -38,6 +39,8 @@ from analysis.tools.variants import alternatives, rule_alternatives
 
 SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "rules", "tactics")
 """The report's sections in page order; ``house`` is added when a baseline is given."""
+_CODE, _AS_CODE = re.compile(r"`([^`]+)`"), r"<code>\1</code>"
+"""A command in a glossary text, shown as code."""
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,11 @@ ITEMS = (
     Item("success_absolute", "checks", "curves", "check"),
     Item("dice_families", "checks", "dice", "check", ("tristat", "tun")),
     Item("worth", "worth", "worth", "check"),
-    Item("spread", "worth", "worth", "check"),
+    Item("swing", "worth", "swing", "check"),
     Item("outcome_distributions", "worth", "outcomes", "check"),
     Item("skill_gap", "combat", "skill_gap", "duel"),
     Item("rounds", "combat", "rounds", "duel"),
-    Item("lethality", "lethality", "lethality", "duel"),
+    Item("lethality", "lethality", "lethality", "finishing"),
     Item("damage", "lethality", "hits_to_out", "attacks"),
     Item("variant_effects", "rules", "variants", "duel"),
     Item("policy_effects", "tactics", "policies", "duel"),
@@ -79,7 +82,7 @@ TEXT = {
         "rules_col": "rules (changed from the book)", "legend": "what each name means",
         "version": "dicelab version", "made_by": "made by", "meaning": "meaning", "field": "field",
         "assumptions": "lab assumptions",
-        "variant": "reading", "checks": "Success curves", "worth": "The worth of a point and the spread",
+        "variant": "reading", "checks": "Success curves", "worth": "The worth of a point and how swingy a check is",
         "tables": "Difficulty tables, criticals and fumbles", "combat": "Who wins and how long it takes",
         "lethality": "How fights end: hits to go down and how often a fight kills",
         "rules": "Rule readings: what each variant moves", "tactics": "Tactical options: which are worth taking",
@@ -89,6 +92,9 @@ TEXT = {
         "model_check": "Exact (convolution of the dice).",
         "model_duel": "Exact (absorbing Markov chain over both fighters' conditions).",
         "model_attacks": "Exact (Markov chain over the defender's condition track; A attacks, B never strikes back).",
+        "model_finishing": "Exact (absorbing Markov chain over both fighters' conditions; then the winner's attacks on "
+                           "the helpless loser, one by one).",
+        "finished": "after_out=stop (0) or after_out=finish (1 to {n} attacks), killed = {lethal}",
         "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, killed = {lethal}",
         "changes": "What differs", "kind": "kind", "checks_diff": "P(success) of the standard check",
         "duels_diff": "Each archetype against itself ({ended})", "worth_diff": "P(success) bought by +1",
@@ -96,22 +102,23 @@ TEXT = {
         "mean_rounds": "mean rounds", "note": "note", "no_changes": "Same rules as {base}.", "all_systems": "Every system",
         "same_checks": "The same P(success) at every value.",
         "names": {"mine": "mine", "default": "default", "baseline": "baseline"},
+        "kinds": {},
     },
     "ru": {
         "title": "Отчёт dicelab: сравнение четырёх систем",
         "intro": "Точные расчёты для Tri-Stat dX, системы 2К с правилом 1 и 6, ТУН и К.У.Р.С. на настройке ниже. "
                  "Каждый раздел начинается с выводов из его чисел; наведите курсор на рисунок, чтобы увидеть "
                  "значения; каждую таблицу можно скачать в CSV. Правила систем описаны в собственном справочнике "
-                 "проекта, docs/rules/<система>.md (dicelab rules <система>).",
+                 "проекта: docs/rules/README.md и страница каждой системы рядом с ним.",
         "contents": "Содержание", "setup": "Настройка", "glossary": "Термины и сокращения", "table": "таблица (CSV)",
-        "system": "система", "rules_col": "правила (что изменено против книги)", "legend": "что значит каждое имя",
+        "system": "система", "rules_col": "правила (отличия от книги)", "legend": "что значит каждое имя",
         "house_rules": "домашние правила (константы)", "a": "боец A", "b": "боец B", "page": "справочник правил",
         "assumptions": "допущения лаборатории",
         "book": "правила книги", "version": "версия dicelab", "made_by": "команда", "meaning": "смысл",
         "field": "поле", "variant": "прочтение", "checks": "Кривые успеха",
-        "worth": "Цена очка и разброс результата", "tables": "Таблицы сложности, критические успехи и провалы",
+        "worth": "Цена очка и роль случая в проверке", "tables": "Таблицы сложности, критические успехи и провалы",
         "combat": "Кто побеждает и как долго длится бой",
-        "lethality": "Чем кончается бой: сколько ударов до выхода из строя и как часто бой убивает",
+        "lethality": "Чем кончается бой: сколько ударов до выхода из строя и насколько бой смертелен",
         "rules": "Прочтения правил: что меняет каждый вариант",
         "tactics": "Тактические приёмы: какие выгодны",
         "house": "{mine} против {base}: проверки, бои архетипов и цена +1",
@@ -120,13 +127,18 @@ TEXT = {
         "model_check": "Точный расчёт (свёртка кубиков).",
         "model_duel": "Точный расчёт (поглощающая марковская цепь по состояниям обоих бойцов).",
         "model_attacks": "Точный расчёт (марковская цепь по треку состояния защитника; A атакует, B не отвечает).",
-        "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, гибель = {lethal}",
+        "model_finishing": "Точный расчёт (поглощающая марковская цепь по состояниям обоих бойцов, затем удары "
+                           "победителя по беспомощному, один за другим).",
+        "finished": "after_out=stop (0) или after_out=finish (от 1 до {n} ударов), погибшим считается боец {word} "
+                    "(lethal_at={lethal})",
+        "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, погибшим считается боец {word} (lethal_at={lethal})",
         "changes": "Что отличается", "kind": "вид", "checks_diff": "P(успеха) стандартной проверки",
         "duels_diff": "Каждый архетип против себя ({ended})", "worth_diff": "Прирост P(успеха) от +1",
-        "archetype": "архетип", "diff": "Δ", "p_a_wins": "P(победы A)", "p_killed": "P(гибели)",
+        "archetype": "архетип", "diff": "Δ", "p_a_wins": "P(победы A)", "p_killed": "P(хотя бы один погиб)",
         "mean_rounds": "среднее число раундов", "note": "примечание", "no_changes": "Те же правила, что у {base}.",
         "all_systems": "Все системы", "same_checks": "P(успеха) та же при каждом значении.",
         "names": {"mine": "моя настройка", "default": "по умолчанию", "baseline": "базовая"},
+        "kinds": {"variant": "прочтение", "constant": "число книги", "option": "параметр боя"},
     },
 }
 
@@ -142,8 +154,12 @@ CAPTIONS = {
                       "ru": "Tri-Stat для каждого кубика кампании; ТУН для каждого режима кубиков (3к6, 1к20, 1к6×3)."},
     "worth": {"en": "Percentage points of P(success) one more point buys, against the modifier from the 50% point.",
               "ru": "Сколько процентных пунктов P(успеха) даёт ещё одно очко, от модификатора относительно точки 50%."},
-    "spread": {"en": "Standard deviation of each system's outcome measure across its range, in its own unit.",
-               "ru": "Стандартное отклонение результата каждой системы по её диапазону, в её собственных единицах."},
+    "swing": {"en": "How many points of each system's own value (target, action rating, limit, skill) separate a "
+                    "10% check from a 90% one, at its own dice: few points, and every point matters; many, and the "
+                    "dice decide.",
+              "ru": "Сколько очков собственной шкалы системы (Цель, Рейтинг действия, Предел, Навык) отделяют "
+                    "проверку на 10% от проверки на 90%, на её собственных кубиках: мало очков — важно каждое очко; "
+                    "много — решают кубики."},
     "outcome_distributions": {"en": "The outcome distribution of the check nearest each system's 50% point.",
                               "ru": "Распределение результата проверки, ближайшей к точке 50%."},
     "skill_gap": {"en": "P(A wins) against the hit edge (left) and against the points of A's combat skills over B's "
@@ -151,9 +167,13 @@ CAPTIONS = {
                   "ru": "P(победы A) от перевеса в попаданиях (слева) и от очков боевых навыков A сверх B (справа)."},
     "rounds": {"en": "P(the first fighter goes out in round r), no skill gap.",
                "ru": "P(первый боец выбывает в раунде r), без разницы в навыках."},
-    "lethality": {"en": "P(the fight ends with someone at the killed level), one line per system, against the skill "
-                        "gap.",
-                  "ru": "P(бой кончается чьей-то гибелью), одна линия на систему, от разницы в навыках."},
+    "lethality": {"en": "Left: P(at least one fighter ends at the killed level) against the attacks the winner may "
+                        "make on the helpless loser, one line per system, no skill gap. Right: how often the deciding "
+                        "blow alone leaves the loser at that level, per decided fight.",
+                  "ru": "Слева: P(хотя бы один боец кончает бой на уровне гибели) в зависимости от числа ударов, "
+                        "которые победитель может нанести беспомощному, по линии на систему, без разницы в навыках. "
+                        "Справа: как часто один решающий удар оставляет проигравшего на этом уровне, среди решённых "
+                        "боёв."},
     "damage": {"en": "P(B is out after at most k of A's damaging hits (left) or attacks (right)): the defender's "
                      "health or condition track counted in hits.",
                "ru": "P(B выведен из строя не более чем за k ранящих ударов (слева) или атак (справа) A): здоровье или "
@@ -168,7 +188,7 @@ CAPTIONS = {
 
 SPECIAL_HEAD = {"en": {"p_success": "P(success)", "p_critical": "P(critical)", "p_fumble": "P(fumble)",
                        "p_equipment_fault": "P(equipment fault)", "p_complication": "P(success with a complication)"},
-                "ru": {"p_success": "P(успеха)", "p_critical": "P(крит. успеха)", "p_fumble": "P(провала)",
+                "ru": {"p_success": "P(успеха)", "p_critical": "P(крит. успеха)", "p_fumble": "P(критического провала)",
                        "p_equipment_fault": "P(отказа снаряжения)", "p_complication": "P(успеха с осложнением)"}}
 
 
@@ -180,6 +200,7 @@ def compute(setup: Setup, sections: Iterable[str]) -> dict[str, pd.DataFrame]:
         t.update(curves=compare.success_curves(setup), dice=compare.dice_families(setup),
                  worth=compare.worth_table(setup), outcomes=compare.outcome_at_fifty(setup),
                  crits=compare.crits_and_fumbles(setup))
+        t["swing"] = compare.swing_table(t["curves"])
         for s in all_systems():
             t[f"checks_{s.id}"] = success_table(s, setup.ruleset(s.id), s.args())
     if sections & {"combat", "lethality"}:
@@ -210,7 +231,9 @@ def caption(item: Item, setup: Setup, lang: str) -> str:
             a, b = setup.fighters(sid)
             rules = lethality.duel_rules(setup.ruleset(sid))
             line += f"; {t['fighters'].format(a=a.name, b=b.name)}; "
-            line += t["ended"].format(after=rules.after_out, lethal=rules.lethal_at)
+            word = findings.LEVEL_WORDS[lang][rules.lethal_at]
+            line += t["finished"].format(n=rules.finish_attacks, lethal=rules.lethal_at, word=word) \
+                if item.model == "finishing" else t["ended"].format(after=rules.after_out, lethal=rules.lethal_at, word=word)
         rests = assumed(item, setup, sid)
         line += f"; {t['assumptions']}: {assumed_pairs(rests)}" if rests else ""
         lines.setdefault(line, []).append(sid)
@@ -265,7 +288,7 @@ def build_report(out: str | Path = "reports", lang: str = "en", sections: Iterab
     for section in sections:
         title = TEXT[lang][section]
         titles.append((section, title))
-        html_parts = [f'<h2 id="{section}">{esc(title)}</h2>', findings_html(_findings(section, mine, setup, lang))]
+        html_parts = [f'<h2 id="{section}">{esc(title)}</h2>', findings_html(_findings(section, mine, lang))]
         if section == "tables":
             html_parts.append(_tables_html(mine, setup, lang, out, written))
         for item in (i for i in ITEMS if i.section == section):
@@ -298,12 +321,8 @@ def _named(setup: Setup, lang: str) -> Setup:
     return replace(setup, name=TEXT[lang]["names"].get(setup.name, setup.name))
 
 
-def _findings(section: str, tables: dict[str, pd.DataFrame], setup: Setup, lang: str) -> list[str]:
-    fn = findings.SECTION_FINDINGS[section]
-    if section == "lethality":
-        attacks = {setup.ruleset(s).finish_attacks for s in SYSTEM_IDS}
-        return [f.text for f in fn(tables, lang, finish_attacks=max(attacks))]
-    return [f.text for f in fn(tables, lang)]
+def _findings(section: str, tables: dict[str, pd.DataFrame], lang: str) -> list[str]:
+    return [f.text for f in findings.SECTION_FINDINGS[section](tables, lang)]
 
 
 def _figure_html(name: str, chart: Chart, csv: str, lang: str) -> str:
@@ -318,7 +337,7 @@ def _head_html(setup: Setup, baseline: Setup | None, lang: str, titles: Sequence
         if baseline is not None:
             parts.append(f"<h3>{esc(s.name)}</h3>")
         parts.append(_setup_html(s, lang))
-    gloss = "".join(f"<dt><b>{esc(k)}</b></dt><dd>{esc(v)}</dd>" for k, v in GLOSSARY[lang])
+    gloss = "".join(f"<dt><b>{esc(k)}</b></dt><dd>{_CODE.sub(_AS_CODE, esc(v))}</dd>" for k, v in GLOSSARY[lang])
     parts.append(f'<details class="glossary"><summary>{esc(t["glossary"])}</summary><dl>{gloss}</dl></details>')
     links = "".join(f'<li><a href="#{sid}">{esc(title)}</a></li>' for sid, title in titles)
     parts.append(f'<nav><h2>{esc(t["contents"])}</h2><ol>{links}</ol></nav>')
@@ -355,7 +374,7 @@ def _legend_html(df: pd.DataFrame, shown: str, field_col: str, lang: str) -> str
         help_text = {i.name: i.help for i in get_system(sid).Rules.describe()}.get(name, "")
         rows.append({"system": system_name(lang, sid), "name": shown_name,
                      "meaning": field_text(lang, sid, name, help_text)})
-    cols = [("system", t["system"], "text"), ("name", t["variant"] if shown == "variant" else t["field"], "text"),
+    cols = [("system", t["system"], "text"), ("name", t["variant"] if shown == "variant" else t["field"], "code"),
             ("meaning", t["meaning"], "text")]
     return f'<details><summary>{esc(t["legend"])}</summary>{html_table(pd.DataFrame(rows), cols, lang)}</details>'
 
@@ -416,15 +435,17 @@ def _house_html(setup: Setup, baseline: Setup, lang: str, title: str) -> str:
             continue
         changes = pd.DataFrame(c["changes"])
         changes["meaning"] = [field_text(lang, sid, f, h) for f, h in zip(changes["field"], changes["help"])]
-        parts.append(html_table(changes, [("field", t["field"], "text"), ("kind", t["kind"], "text"),
-                                          ("book", baseline.name, "text"), ("house", setup.name, "text"),
+        changes["kind"] = [t["kinds"].get(k, k) for k in changes["kind"]]
+        parts.append(html_table(changes, [("field", t["field"], "code"), ("kind", t["kind"], "text"),
+                                          ("book", baseline.name, "code"), ("house", setup.name, "code"),
                                           ("meaning", t["meaning"], "text")], lang))
         pair = [("book", baseline.name, "odds"), ("house", setup.name, "odds"), ("diff", t["diff"], "pp")]
         checks = c["checks"][c["checks"]["diff"].abs().fillna(1) > 1e-12]
         parts.append(f"<h4>{esc(t['checks_diff'])}</h4>" + (
             html_table(checks, [("value", label(lang, "value", sid), "int"), *pair], lang) if len(checks)
             else f"<p>{esc(t['same_checks'])}</p>"))
-        ended = t["ended"].format(after=mine[sid].after_out, lethal=mine[sid].lethal_at)
+        ended = t["ended"].format(after=mine[sid].after_out, lethal=mine[sid].lethal_at,
+                                  word=findings.LEVEL_WORDS[lang][mine[sid].lethal_at])
         duel_cols = [("archetype", t["archetype"], "text")]
         for key in ("p_a_wins", "p_killed", "mean_rounds"):
             kind = "num" if key == "mean_rounds" else "odds"

@@ -19,7 +19,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from analysis.present.i18n import dice, label, number, odds, percent, system_name
+from analysis.present.i18n import dice, field_name, label, number, odds, percent
+from analysis.present.phrases import value_label
 from analysis.systems import get_system
 
 TOL = 1e-9
@@ -40,8 +41,13 @@ def _say(lang: str, en: str, ru: str, **kw: Any) -> str:
     return (en if lang == "en" else ru).format(**kw).replace("..", ".")
 
 
+def _sys(lang: str, system: str) -> str:
+    """A system's name inside a sentence: the short one (2K, ТУН, К.У.Р.С.), which reads in any case ending."""
+    return label(lang, "short", system)
+
+
 def _names(lang: str, ids: list[str]) -> str:
-    names = [system_name(lang, s) for s in ids]
+    names = [_sys(lang, s) for s in ids]
     if len(names) < 2:
         return "".join(names)
     return ", ".join(names[:-1]) + (" and " if lang == "en" else " и ") + names[-1]
@@ -78,13 +84,13 @@ def checks(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                            _say(lang, "Four points below its 50% point a check still succeeds {a} of the time in {m} "
                                       "and {b} in {l}.",
                                 "На четыре очка ниже точки 50% проверка всё ещё удаётся в {a} случаев в {m} и в {b} "
-                                "в {l}.", a=percent(lang, tail[most]), m=system_name(lang, most),
-                                b=percent(lang, tail[least]), l=system_name(lang, least))))
+                                "в {l}.", a=percent(lang, tail[most]), m=_sys(lang, most),
+                                b=percent(lang, tail[least]), l=_sys(lang, least))))
     top = t["curves"].groupby("system", sort=False)["p_success"].max()
     capped = [s for s, p in top.items() if p < 1 - TOL]
     sure = [s for s in top.index if s not in capped]
     if capped:
-        best = ", ".join(f"{system_name(lang, s)} {percent(lang, top[s])}" for s in capped)
+        best = ", ".join(f"{_sys(lang, s)} {percent(lang, top[s])}" for s in capped)
         text = _say(lang, "At the top of its range {c} never reaches certainty (best: {b}); {s} do.",
                     "В верхней части диапазона {c} не даёт гарантии (лучшее: {b}); {s} — дают.",
                     c=_names(lang, capped), b=best, s=_names(lang, sure) or "—")
@@ -114,7 +120,7 @@ def point_at_middle(families: pd.DataFrame, system: str) -> dict[str, float]:
 
 # ------------------------------------------------------------------- worth
 def worth(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
-    """What a point buys at the middle, and whether the outcome's spread is steady across the range."""
+    """What a point buys at the middle, and how many points a check's swing from 10% to 90% takes."""
     wt = t["worth"]
     middle = wt[wt["modifier"].abs() < 1].groupby("system", sort=False)["delta_p"].max().dropna().to_dict()
     most, least = _extremes(middle)
@@ -122,38 +128,25 @@ def worth(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                    _say(lang, "At the middle of the range one more point buys {a} percentage points of P(success) in "
                               "{m} and {b} in {l}.",
                         "В середине диапазона ещё одно очко даёт {a} п.п. к P(успеха) в {m} и {b} — в {l}.",
-                        a=number(lang, 100 * middle[most], 1), m=system_name(lang, most),
-                        b=number(lang, 100 * middle[least], 1), l=system_name(lang, least)))]
-    spans = spread_spans(wt)
-    steady = [s for s, (lo, hi) in spans.items() if hi - lo <= 0.1 * hi]
-    varying = {s: v for s, v in spans.items() if s not in steady}
-    if varying:
-        name = max(varying, key=lambda s: varying[s][1] - varying[s][0])
-        lo, hi = varying[name]
-        text = _say(lang, "The outcome's spread (std) is steady across the useful range in {st}; it changes most in "
-                          "{n}: from {lo} to {hi} {u}.",
-                    "Разброс результата (ст. откл.) почти постоянен в рабочем диапазоне у {st}; сильнее всего он "
-                    "меняется у {n}: от {lo} до {hi} ({u}).",
-                    st=_names(lang, steady) or "—", n=system_name(lang, name), lo=number(lang, lo, 2),
-                    hi=number(lang, hi, 2), u=label(lang, "unit", name))
-    else:
-        name, text = "", _say(lang, "The outcome's spread (std) is steady across the useful range in every system.",
-                              "Разброс результата (ст. откл.) почти постоянен в рабочем диапазоне у всех систем.")
-    out.append(Finding("spread", {"steady": steady, "most_varying": name, "spans": spans}, text))
+                        a=number(lang, 100 * middle[most], 1), m=_sys(lang, most),
+                        b=number(lang, 100 * middle[least], 1), l=_sys(lang, least)))]
+    sw = t["swing"].set_index("system")["points"].astype(float).to_dict()
+    wide, narrow = _extremes(sw)
+    out.append(Finding("swing", {"widest": wide, "narrowest": narrow, "points": sw},
+                       _say(lang, "From a long shot (10%) to a near-certainty (90%) takes {a} points in {w} and {b} in "
+                                  "{n}: in {w} the dice decide more, in {n} every point counts.",
+                            "От почти безнадёжной проверки (10%) до почти верной (90%) — {a} очка в {w} и {b} — в {n}: "
+                            "в {w} больше решают кубики, в {n} важно каждое очко.",
+                            a=number(lang, sw[wide], 1), w=_sys(lang, wide), b=number(lang, sw[narrow], 1),
+                            n=_sys(lang, narrow))))
     return out
-
-
-def spread_spans(wt: pd.DataFrame) -> dict[str, tuple[float, float]]:
-    """(min, max) of the outcome's std where 5% < P(success) < 95%, per system."""
-    useful = wt[(wt["p_success"] > 0.05) & (wt["p_success"] < 0.95)]
-    return {s: (float(p["std"].min()), float(p["std"].max())) for s, p in useful.groupby("system", sort=False)}
 
 
 # ----------------------------------------------------------------- special
 SPECIAL_WORDS = {
     "en": {"p_critical": "a critical", "p_fumble": "a fumble", "p_equipment_fault": "an equipment fault",
            "p_complication": "a success with a complication"},
-    "ru": {"p_critical": "критический успех", "p_fumble": "провал", "p_equipment_fault": "отказ снаряжения",
+    "ru": {"p_critical": "критический успех", "p_fumble": "критический провал", "p_equipment_fault": "отказ снаряжения",
            "p_complication": "успех с осложнением"},
 }
 
@@ -171,8 +164,8 @@ def special(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                               "common is {k2} on {s2} {d2} ({p2}).",
                         "На стандартной проверке реже всего встречается {k} в {s} {d} ({p}); чаще всего — {k2} "
                         "в {s2} {d2} ({p2}).",
-                        k=words[rare[2]], s=system_name(lang, rare[0]), d=dice(lang, rare[1]), p=odds(lang, rare[3]),
-                        k2=words[common[2]], s2=system_name(lang, common[0]), d2=dice(lang, common[1]),
+                        k=words[rare[2]], s=_sys(lang, rare[0]), d=dice(lang, rare[1]), p=odds(lang, rare[3]),
+                        k2=words[common[2]], s2=_sys(lang, common[0]), d2=dice(lang, common[1]),
                         p2=odds(lang, common[3])))]
     none = [s for s, part in crits.groupby("system", sort=False) if part["p_critical"].isna().all()]
     if none:
@@ -198,8 +191,8 @@ def combat(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                       "to {a1}) and the least in {l} (from {b0} to {b1}).",
                                 "Одно очко боевого навыка у A сильнее всего меняет P(победы A) в {m} (с {a0} до {a1}) "
                                 "и слабее всего — в {l} (с {b0} до {b1}).",
-                                m=system_name(lang, most), a0=percent(lang, zero.loc[most, "p_a_wins"]),
-                                a1=percent(lang, one.loc[most, "p_a_wins"]), l=system_name(lang, least),
+                                m=_sys(lang, most), a0=percent(lang, zero.loc[most, "p_a_wins"]),
+                                a1=percent(lang, one.loc[most, "p_a_wins"]), l=_sys(lang, least),
                                 b0=percent(lang, zero.loc[least, "p_a_wins"]), b1=percent(lang, one.loc[least, "p_a_wins"]))))
     rounds = zero["mean_rounds"].dropna().astype(float).to_dict()
     longest, shortest = _extremes(rounds)
@@ -209,8 +202,8 @@ def combat(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                   "and after {b} in {l}{lb}.",
                             "Без разницы в навыках первый боец выбывает в среднем через {a} раунда в {s}{sa} и через "
                             "{b} — в {l}{lb}.",
-                            a=number(lang, rounds[shortest], 1), s=system_name(lang, shortest),
-                            b=number(lang, rounds[longest], 1), l=system_name(lang, longest),
+                            a=number(lang, rounds[shortest], 1), s=_sys(lang, shortest),
+                            b=number(lang, rounds[longest], 1), l=_sys(lang, longest),
                             sa=_secs(lang, rounds[shortest], seconds[shortest]),
                             lb=_secs(lang, rounds[longest], seconds[longest]))))
     both = zero["p_both_out"].astype(float).to_dict()
@@ -219,7 +212,7 @@ def combat(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                        _say(lang, "Both fighters go down in the same round most often in {s}: {p} of fights without a "
                                   "skill gap.",
                             "Оба бойца выбывают в одном раунде чаще всего в {s}: {p} боёв без разницы в навыках.",
-                            s=system_name(lang, top), p=odds(lang, both[top]))))
+                            s=_sys(lang, top), p=odds(lang, both[top]))))
     return out + assumed(t, lang, "mean_rounds")
 
 
@@ -230,41 +223,89 @@ def _secs(lang: str, rounds: float, seconds: float | None) -> str:
 
 
 # --------------------------------------------------------------- lethality
-AFTER_OUT_WORDS = {
-    "en": {"stop": "the duel stops at the first out, so only the deciding blow can kill (finishing the helpless one "
-                   "is not modelled in every system yet)",
-           "finish": "the winner keeps attacking the helpless loser until the killed level or {n} more attacks"},
-    "ru": {"stop": "бой кончается на первом выводе из строя, так что убить может только решающий удар (добивание "
-                   "пока смоделировано не во всех системах)",
-           "finish": "победитель добивает беспомощного до уровня гибели или ещё {n} атак"},
-}
+LEVEL_WORDS = {"en": {"dying": "dying", "dead": "dead"}, "ru": {"dying": "«при смерти»", "dead": "«мёртв»"}}
 
 
-def lethality(t: Mapping[str, pd.DataFrame], lang: str, finish_attacks: int = 10) -> list[Finding]:
-    """How lethality is counted, the most and least lethal systems, undefined levels and hits to go down."""
+def ranking(values: Mapping[str, float]) -> list[str]:
+    """System ids, the largest value first (ties in the systems' order).
+
+    >>> ranking({"tun": 0.2, "kurs": 0.5, "tristat": 0.2})
+    ['kurs', 'tun', 'tristat']
+    """
+    return sorted(values, key=lambda s: -values[s])
+
+
+def overtakes(curves: Mapping[str, Mapping[int, float]]) -> list[tuple[int, str, str]]:
+    """``(k, x, y)`` each time system ``x`` passes ``y`` (more deaths) as the finishing attacks allowed grow to k.
+
+    >>> overtakes({"tun": {0: 0.0, 1: 0.6}, "kurs": {0: 0.2, 1: 0.5}})
+    [(1, 'tun', 'kurs')]
+    """
+    steps = sorted(next(iter(curves.values()))) if curves else []
+    out = []
+    for before, k in zip(steps, steps[1:]):
+        for x in curves:
+            for y in curves:
+                if curves[x][before] <= curves[y][before] + TOL and curves[x][k] > curves[y][k] + TOL:
+                    out.append((k, x, y))
+    return out
+
+
+def lethality(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
+    """What "killed" counts (and how far it moves over the lab's assumptions), the systems' order from the deciding
+    blow alone to every finishing attack allowed, what the order rests on, and hits to go down (or which systems
+    have no killed level)."""
     leth = t["lethality"]
-    after, level = leth["after_out"].iloc[0], leth["lethal_at"].iloc[0]
-    level_word = {"en": {"dying": "dying", "dead": "dead"}, "ru": {"dying": "«при смерти»", "dead": "«гибель»"}}
-    out = [Finding("how", {"after_out": after, "lethal_at": level},
-                   _say(lang, "Killed means {lv} (lethal_at={lvid}), and after_out={a}: {w}.",
-                        "Гибель здесь — {lv} (lethal_at={lvid}), after_out={a}: {w}.",
-                        lv=level_word[lang][level], lvid=level, a=after,
-                        w=AFTER_OUT_WORDS[lang][after].format(n=finish_attacks)))]
-    zero = leth[leth["gap"] == 0].set_index("system")["p_killed"]
-    defined = {s: float(p) for s, p in zero.items() if pd.notna(p)}
-    if len(defined) >= 2:
-        most, least = _extremes(defined)
-        out.append(Finding("lethal", {"most": most, "least": least, "p": defined},
-                           _say(lang, "Without a skill gap the fight kills {a} of the time in {m} and {b} in {l}.",
-                                "Без разницы в навыках бой убивает в {a} случаев в {m} и в {b} — в {l}.",
-                                a=odds(lang, defined[most]), m=system_name(lang, most), b=odds(lang, defined[least]),
-                                l=system_name(lang, least))))
-    missing = [s for s, p in zero.items() if pd.isna(p)]
+    level = leth["lethal_at"].iloc[0]
+    most = int(leth["finish_attacks"].max())
+    out = [Finding("how", {"lethal_at": level, "finish_attacks": most},
+                   _say(lang, "Killed means {lv} (lethal_at={lvid}); each curve is P(at least one fighter killed) when "
+                              "the winner may strike the helpless loser 0 times (after_out=stop: the deciding blow "
+                              "alone) up to {n} times (after_out=finish).",
+                        "Погибшим здесь считается боец {lv} (lethal_at={lvid}); каждая кривая — P(хотя бы один "
+                        "погиб), если победитель может ударить беспомощного от 0 раз (after_out=stop: только "
+                        "решающий удар) до {n} раз (after_out=finish).",
+                        lv=LEVEL_WORDS[lang][level], lvid=level, n=most))]
+    curves = {s: dict(zip(p["finish_attacks"], p["p_killed"].astype(float))) for s, p in leth.groupby("system", sort=False)
+              if p["p_killed"].notna().all()}
+    if len(curves) >= 2:
+        first = ranking({s: c[0] for s, c in curves.items()})
+        last = ranking({s: c[most] for s, c in curves.items()})
+        blow = {s: float(p["p_deciding_blow"].iloc[0]) for s, p in leth.groupby("system", sort=False) if s in curves}
+
+        def listed(order: list[str], k: int) -> str:
+            return ", ".join(f"{_sys(lang, s)} {percent(lang, curves[s][k])}" for s in order)
+        out.append(Finding("order", {"stop": first, "finish": last, "p_stop": {s: c[0] for s, c in curves.items()},
+                                     "p_finish": {s: c[most] for s, c in curves.items()}, "blow": blow},
+                           _say(lang, "Most lethal first, at the deciding blow alone: {a}; with {n} finishing attacks: "
+                                      "{b}.",
+                                "От самой смертельной системы к наименее: при одном решающем ударе — {a}; при {n} "
+                                "добивающих ударах — {b}.", a=listed(first, 0), b=listed(last, most), n=most)))
+        passes = overtakes(curves)
+        never = [s for s in first if blow[s] <= TOL]
+        if passes:
+            k, x, y = passes[0]
+            text = _say(lang, "The order rests on how many finishing attacks a table allows — it changes {c} between "
+                              "0 and {n}, first at {k} {att}, when {x} passes {y} — and on the deciding blow, which "
+                              "alone leaves the loser {lv} in this share of decided fights: {b}.",
+                        "Порядок зависит от того, сколько добивающих ударов разрешено за столом, — он меняется {c} "
+                        "между 0 и {n}, впервые при {k} {att}, когда {x} обгоняет {y}, — и от решающего удара, "
+                        "который сам оставляет проигравшего {lv} в такой доле решённых боёв: {b}.",
+                        c=_times(lang, len(passes)), n=most, k=k, att=_attacks(lang, k), x=_sys(lang, x),
+                        y=_sys(lang, y), lv=LEVEL_WORDS[lang][level], b=_blows(lang, blow))
+        else:
+            text = _say(lang, "The order holds at every allowance from 0 to {n} finishing attacks: it rests on the "
+                              "deciding blow, which alone leaves the loser {lv} in this share of decided fights: {b}.",
+                        "Порядок один и тот же при любом числе добивающих ударов от 0 до {n}: он держится на "
+                        "решающем ударе, который сам оставляет проигравшего {lv} в такой доле решённых боёв: {b}.",
+                        n=most, lv=LEVEL_WORDS[lang][level], b=_blows(lang, blow))
+        out.append(Finding("rests_on", {"overtakes": passes, "never_at_the_blow": never}, text))
+    missing = [s for s, p in leth.groupby("system", sort=False) if p["p_killed"].isna().any()]
     if missing:
         out.append(Finding("undefined", {"systems": missing},
                            _say(lang, "{n}: not defined, the system has no {lv} level (shown as a gap, not 0).",
-                                "{n}: не определено, у системы нет уровня {lv} (на рисунке пропуск, а не 0).",
-                                n=_names(lang, missing), lv=level_word[lang][level])))
+                                "{n}: не определено, в системе нет уровня {lv} (на рисунке пропуск, а не 0).",
+                                n=_names(lang, missing), lv=LEVEL_WORDS[lang][level])))
     medians = median_to_out(t["hits_to_out"], "hits")
     if len(medians) >= 2:
         many, few = _extremes(medians)
@@ -273,9 +314,40 @@ def lethality(t: Mapping[str, pd.DataFrame], lang: str, finish_attacks: int = 10
                                       "after {b} in {m}.",
                                 "В половине случаев свежего защитника выводят из строя {a} {wa} в {f}, а в {m} нужно "
                                 "{b} {wb}.",
-                                a=medians[few], f=system_name(lang, few), b=medians[many], m=system_name(lang, many),
+                                a=medians[few], f=_sys(lang, few), b=medians[many], m=_sys(lang, many),
                                 wa=_hits_ru(medians[few]), wb=_hits_ru(medians[many]))))
-    return out + assumed(t, lang, "p_killed")
+    for rests in assumed(t, lang, "p_killed"):  # said with "how" (what the curve counts): four findings at most
+        out[0] = Finding("how", {**out[0].facts, "assumptions": rests.facts}, f"{out[0].text} {rests.text}")
+    return out[:4]
+
+
+def _times(lang: str, n: int) -> str:
+    """``once``, ``twice``, ``3 times`` (``один раз``, ``2 раза``, ``5 раз``).
+
+    >>> _times("en", 2), _times("ru", 2), _times("ru", 5), _times("ru", 21)
+    ('twice', '2 раза', '5 раз', '21 раз')
+    """
+    if lang == "en":
+        return {1: "once", 2: "twice"}.get(n, f"{n} times")
+    if n % 10 == 1 and n % 100 != 11:
+        return "один раз" if n == 1 else f"{n} раз"
+    return f"{n} раза" if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14 else f"{n} раз"
+
+
+def _attacks(lang: str, n: int) -> str:
+    """``attack(s)`` / ``добивающем ударе`` agreeing with ``n`` after «при».
+
+    >>> _attacks("en", 1), _attacks("ru", 1), _attacks("ru", 3)
+    ('finishing attack', 'добивающем ударе', 'добивающих ударах')
+    """
+    if lang == "en":
+        return "finishing attack" if n == 1 else "finishing attacks"
+    return "добивающем ударе" if n % 10 == 1 and n % 100 != 11 else "добивающих ударах"
+
+
+def _blows(lang: str, blow: Mapping[str, float]) -> str:
+    """``2K 100%, ТУН 0.74%, …``: how often the deciding blow alone kills, largest first."""
+    return ", ".join(f"{_sys(lang, s)} {percent(lang, blow[s])}" for s in ranking(blow))
 
 
 def _hits_ru(n: int) -> str:
@@ -313,19 +385,19 @@ def rules(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                           "points.",
                                     "Сильнее всего {what} меняет прочтение {var} в {s}: {pp} п.п.",
                                     what=en if lang == "en" else ru, var=row["variant"],
-                                    s=system_name(lang, row["system"]), pp=_pp(lang, float(row[column])))))
+                                    s=_sys(lang, row["system"]), pp=_pp(lang, float(row[column])))))
     measures = ["check_shift", "d_p_a_wins", "d_p_killed", "d_mean_rounds"]
     values = v[measures].astype(float)
     inert = v[(values.abs() < TOL).all(axis=1)]
     if len(inert):
-        names = ", ".join(f"{r} ({system_name(lang, s)})" for s, r in zip(inert["system"], inert["variant"]))
+        names = ", ".join(f"{r} ({_sys(lang, s)})" for s, r in zip(inert["system"], inert["variant"]))
         out.append(Finding("inert", {"variants": list(zip(inert["system"], inert["variant"]))},
                            _say(lang, "{n} of {N} readings change nothing in these checks and this duel: {names}.",
                                 "{n} из {N} прочтений ничего не меняют в этих проверках и этом бою: {names}.",
                                 n=len(inert), N=len(v), names=names)))
     refused = v[v["d_p_a_wins"].isna()]
     if len(refused):
-        names = ", ".join(f"{r} ({system_name(lang, s)})" for s, r in zip(refused["system"], refused["variant"]))
+        names = ", ".join(f"{r} ({_sys(lang, s)})" for s, r in zip(refused["system"], refused["variant"]))
         out.append(Finding("refused", {"variants": list(zip(refused["system"], refused["variant"]))},
                            _say(lang, "The duel is refused under {names}: these fighters break that ruleset's limits "
                                       "(see the table's note).",
@@ -348,15 +420,17 @@ def tactics(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
     bad = ok[ok["d_p_a_wins"] < -TOL].sort_values("d_p_a_wins")
 
     def listed(rows: pd.DataFrame) -> str:
-        return ", ".join(f"{r.option} ({system_name(lang, r.system)}, {_pp(lang, r.d_p_a_wins)} п.п.)"
-                         if lang == "ru" else f"{r.option} ({system_name(lang, r.system)}, {_pp(lang, r.d_p_a_wins)} pp)"
+        return ", ".join(f"{r.option} ({_sys(lang, r.system)}, {_pp(lang, r.d_p_a_wins)} п.п.)"
+                         if lang == "ru" else f"{r.option} ({_sys(lang, r.system)}, {_pp(lang, r.d_p_a_wins)} pp)"
                          for r in rows.itertuples()) or ("ни одного" if lang == "ru" else "none")
     out = [Finding("worth", {"good": list(good["option"]), "bad": list(bad["option"])},
                    _say(lang, "Worth taking in this duel (P(A wins) rises): {g}. Not worth it: {b}.",
                         "Выгодны в этом бою (P(победы A) растёт): {g}. Невыгодны: {b}.", g=listed(good), b=listed(bad)))]
     refused = p[p["d_p_a_wins"].isna()]
     if len(refused):
-        names = ", ".join(dict.fromkeys(f"{r.policy} ({system_name(lang, r.system)})" for r in refused.itertuples()))
+        names = ", ".join(dict.fromkeys(f"{field_name(lang, r.system, r.policy, r.policy)} ({r.policy}), "
+                                        f"{_sys(lang, r.system)}" if lang == "ru" else f"{r.policy} ({_sys(lang, r.system)})"
+                                        for r in refused.itertuples()))
         out.append(Finding("refused", {"options": list(refused["option"])},
                            _say(lang, "Not open to these fighters (refused by the rules, see the table's note): {n}.",
                                 "Этим бойцам недоступны (правила их не допускают, см. примечание в таблице): {n}.",
@@ -368,7 +442,7 @@ def tactics(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                            _say(lang, "The option that most raises the chooser's own risk of being killed is {o} in {s} "
                                       "({pp} percentage points).",
                                 "Сильнее всего собственный риск погибнуть повышает {o} в {s} ({pp} п.п.).",
-                                o=row["option"], s=system_name(lang, row["system"]),
+                                o=row["option"], s=_sys(lang, row["system"]),
                                 pp=_pp(lang, float(row["d_p_a_killed"])))))
     return out + assumed(t, lang, "p_a_wins", options=True)
 
@@ -399,10 +473,11 @@ def assumed(t: Mapping[str, pd.DataFrame], lang: str, figure: str, options: bool
             continue
         facts[(sid, option, name)] = dict(zip(g["value"], g[figure]))
         lab = g.loc[g["current"].astype(bool), "value"]
-        where = (f"{option}, " if option else "") + system_name(lang, sid)
+        where = (f"{option}, " if option else "") + _sys(lang, sid)
         clauses.append(_say(lang, "{f} ({w}) at {n} = {v} (the lab's: {c}): {x}",
-                            "{f} ({w}) при {n} = {v} (выбор лаборатории: {c}): {x}", f=FIGURE_WORDS[lang][figure],
-                            w=where, n=name, v=" / ".join(g["value"]), c=lab.iloc[0] if len(lab) else "—",
+                            "{f} ({w}) при «{n}» = {v} (выбор лаборатории: {c}): {x}", f=FIGURE_WORDS[lang][figure],
+                            w=where, n=name, v=" / ".join(value_label(lang, v) for v in g["value"]),
+                            c=value_label(lang, lab.iloc[0]) if len(lab) else "—",
                             x=" / ".join(shown)))
     if not clauses:
         return []
@@ -428,9 +503,9 @@ def house(comparison: Mapping[str, Mapping[str, Any]], lang: str, names: tuple[s
         out.append(Finding(f"house_{sid}", {"system": sid, "check": dp, "killed": dk},
                            _say(lang, "{s}: {ch} ({a} against {b}) moves P(success) by up to {p} percentage points and "
                                       "an archetype's P(killed) by up to {k}.",
-                                "{s}: {ch} ({a} против {b}) меняет P(успеха) до {p} п.п., а P(гибели) архетипа — до "
+                                "{s}: {ch} ({a} против {b}) меняет P(успеха) до {p} п.п., а P(хотя бы один погиб) в бою архетипа — до "
                                 "{k} п.п.",
-                                s=system_name(lang, sid), ch=changed, a=names[0], b=names[1], p=_pp(lang, dp),
+                                s=_sys(lang, sid), ch=changed, a=names[0], b=names[1], p=_pp(lang, dp),
                                 k=_pp(lang, dk))))
     if not out:
         out.append(Finding("house_none", {}, _say(lang, "The two setups play by the same rules.",

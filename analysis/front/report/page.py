@@ -57,10 +57,15 @@ def cell(value: Any, kind: str, lang: str) -> str:
 
 
 def html_table(df: pd.DataFrame, columns: Sequence[tuple[str, str, str]], lang: str) -> str:
-    """``df`` as an HTML table of ``(column, header, kind)``."""
+    """``df`` as an HTML table of ``(column, header, kind)`` (kind ``code``: an identifier as a designer types it)."""
     head = "".join(f"<th>{esc(h)}</th>" for _, h, _ in columns)
-    rows = "".join("<tr>" + "".join(f"<td{'' if kind == 'text' else ' class=n'}>{esc(cell(row[c], kind, lang))}</td>"
-                                    for c, _, kind in columns) + "</tr>" for _, row in df.iterrows())
+
+    def td(value: Any, kind: str) -> str:
+        if kind == "code":
+            return f"<td><code>{esc(value)}</code></td>"
+        return f"<td{'' if kind == 'text' else ' class=n'}>{esc(cell(value, kind, lang))}</td>"
+
+    rows = "".join("<tr>" + "".join(td(row[c], kind) for c, _, kind in columns) + "</tr>" for _, row in df.iterrows())
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 

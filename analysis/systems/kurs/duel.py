@@ -106,7 +106,9 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
                      "yet (B stands normal)")
     if rules.luck_tokens:
         notes.append(LUCK_NOTE.format(b=rules.luck_bonus))
-    res = summarize("kurs", rules, att, dfn, branches, side_of(rules, dfn, "b").track, condition_label, notes)
+    track = side_of(rules, dfn, "b").track
+    res = summarize("kurs", rules, att, dfn, branches, track, condition_label, notes,
+                    severity=lambda i: tuple(reversed(getattr(track.labels[i], "boxes", ()))))
     return replace(res, extra={"warnings": slips(rules, att, dfn)})
 
 

@@ -67,12 +67,13 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     show = show if show in SHOWS else SHOWS[0]
     dist = distribution_table(c.distribution)
     outcome = outcome_name(lang, sid)
-    fig = views.Figure(f"{t(lang, 'distribution')}: {outcome} ({t(lang, show)})", outcome, t(lang, "probability"))
+    fig = views.Figure(f"{t(lang, 'distribution')}: {outcome} ({t(lang, show)})", outcome, t(lang, "probability"), lang=lang)
     fig.bar(dist["value"], dist[show], t(lang, show))
+    fig.x_range_of(dist["value"], dist["exactly"])
     fig.integer_x()
     curve = pd.DataFrame([dict(r) for r in res.curve.rows])[["value", "modifier", "p_success", "delta_p"]]
     value_name = field_label(lang, res.curve.value_name, sid)
-    fig2 = views.Figure(f"{t(lang, 'curve')}: {system_name(lang, sid)}", value_name, t(lang, "p_success"))
+    fig2 = views.Figure(f"{t(lang, 'curve')}: {system_name(lang, sid)}", value_name, t(lang, "p_success"), lang=lang)
     fig2.line(curve["value"], curve["p_success"], t(lang, "p_success"))
     here = c.params[res.curve.value_name]
     if curve["value"].min() <= here <= curve["value"].max():

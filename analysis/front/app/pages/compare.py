@@ -25,6 +25,7 @@ from analysis.fights.setup import Setup
 from analysis.front.app import views
 from analysis.front.app.controls import check_panel, fighter_panel, rules_panel, section, select, system_select
 from analysis.front.app.model import args_of, as_first, command, fighter_of, rules_of, system_of
+from analysis.front.app.pages.duel import quantity
 from analysis.front.app.text import field_label, system_name, t
 from analysis.tools.compare import success_curves
 from analysis.tools.worth import worth
@@ -124,7 +125,8 @@ def side_by_side(duels: tuple[Mapping[str, Any], Mapping[str, Any]], lang: str) 
     for name in DUEL_FIELDS:
         x, y = duels[0].get(name), duels[1].get(name)
         diff = y - x if isinstance(x, (int, float)) and isinstance(y, (int, float)) else None
-        rows.append({"quantity": name, t(lang, "setup1"): x, t(lang, "setup2"): y, t(lang, "difference"): diff})
+        rows.append({t(lang, "col_quantity"): quantity(lang, name), t(lang, "setup1"): x, t(lang, "setup2"): y,
+                     t(lang, "difference"): diff})
     return pd.DataFrame(rows, dtype=object)  # counts stay integers beside the probabilities
 
 
@@ -139,10 +141,13 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     body.append(views.cards([views.card(lang, f"p_a_wins_{i}", f"{t(lang, 'p_a_wins')} · {t(lang, f'setup{i}')}",
                                         d["p_a_wins"]) for i, d in enumerate(res.duels, 1)]))
     table = side_by_side(res.duels, lang)
-    fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"))
+    fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"), lang=lang)
+    both: dict[int, float] = {}
     for i, d in enumerate(res.duels, 1):
         rounds = {int(k): v for k, v in d["rounds"].items()}
         fig.bar(list(rounds), list(rounds.values()), t(lang, f"setup{i}"))
+        both.update({k: max(v, both.get(k, 0.0)) for k, v in rounds.items()})
+    fig.x_range_of(list(both), list(both.values()))
     fig.integer_x()
     body.append(views.row([views.table("duel", table, lang, t(lang, "matched_duel")), views.graph(fig, "rounds")]))
     tables = {"duel": table}
@@ -150,10 +155,11 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         w1, w2 = res.curves
         value = field_label(lang, w1.value_name, res.systems[0])
         c1, c2 = (pd.DataFrame([dict(r) for r in w.rows]).set_index("value")["p_success"] for w in res.curves)
-        curve = pd.DataFrame({value: c1.index, t(lang, "setup1"): c1.values,
-                              t(lang, "setup2"): c2.reindex(c1.index).values})
+        values = c1.index.union(c2.index)  # each setup over its own range (a d8 runs past a d6)
+        curve = pd.DataFrame({value: values, t(lang, "setup1"): c1.reindex(values).values,
+                              t(lang, "setup2"): c2.reindex(values).values})
         curve[t(lang, "difference")] = curve[t(lang, "setup2")] - curve[t(lang, "setup1")]
-        fig2 = views.Figure(t(lang, "check_table"), value, t(lang, "p_success"))
+        fig2 = views.Figure(t(lang, "check_table"), value, t(lang, "p_success"), lang=lang)
         for i in (1, 2):
             fig2.line(curve[value], curve[t(lang, f"setup{i}")], t(lang, f"setup{i}"))
         fig2.integer_x()
@@ -167,16 +173,18 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
 
 def systems_view(res: Result, lang: str) -> tuple[list[Any], dict[str, pd.DataFrame]]:
     """Two systems: success curves on the modifier from each one's 50% point; P(A wins) against a skill gap."""
-    fig = views.Figure(t(lang, "curve"), t(lang, "fifty"), t(lang, "p_success"))
+    fig = views.Figure(t(lang, "curve"), t(lang, "fifty"), t(lang, "p_success"), lang=lang)
     for sid, part in res.aligned.groupby("system", sort=False):
         fig.line(part["modifier"], part["p_success"], system_name(lang, sid))
-    fig2 = views.Figure(t(lang, "skill_gap"), t(lang, "gap"), t(lang, "p_a_wins"))
+    fig2 = views.Figure(t(lang, "skill_gap"), t(lang, "gap"), t(lang, "p_a_wins"), lang=lang)
     for sid, part in res.gaps.groupby("system", sort=False):
         fig2.line(part["gap"], part["p_a_wins"], system_name(lang, sid))
     fig2.integer_x()
-    gaps = res.gaps[["system", "gap", "hit_edge", "p_a_wins", "p_b_wins", "p_death", "p_incap", "mean_rounds"]]
+    gaps = res.gaps[["system", "gap", "hit_edge", "p_a_wins", "p_b_wins", "p_killed", "mean_rounds"]]
+    gaps = gaps.rename(columns={c: t(lang, f"col_{c}") for c in gaps.columns})
     aligned = res.aligned[["system", "value", "p_success", "modifier"]]
-    cards = [views.card(lang, f"p_a_wins_{sid}", f"{system_name(lang, sid)}: {t(lang, 'p_a_wins')} (gap 0)",
+    aligned = aligned.rename(columns={c: t(lang, f"col_{c}") for c in aligned.columns})
+    cards = [views.card(lang, f"p_a_wins_{sid}", f"{system_name(lang, sid)}: {t(lang, 'p_a_wins')} ({t(lang, 'no_gap')})",
                         float(part["p_a_wins"].iloc[0])) for sid, part in res.gaps.groupby("system", sort=False)]
     body = [html.H3(" · ".join(system_name(lang, s) for s in dict.fromkeys(res.systems))), views.cards(cards),
             views.row([views.graph(fig, "aligned"), views.graph(fig2, "gaps")]),

@@ -1,4 +1,4 @@
-"""Design: search fighter parameters for the duel nearest a wished mean rounds, P(death) and P(A wins).
+"""Design: search fighter parameters for the duel nearest a wished mean rounds, P(at least one killed) and P(A wins).
 
 The search is :func:`analysis.tools.design.design`; the page times one duel first to estimate the whole search (the
 progress bar's scale) and refuses a search estimated above :data:`BUDGET` seconds, naming the command line instead.
@@ -25,12 +25,15 @@ from analysis.front.app import views
 from analysis.front.app.controls import fid, fighter_panel, rules_panel, section, system_select
 from analysis.front.app.jobs import report_estimate
 from analysis.front.app.model import command, fighter_of, rules_of, system_of, typed
+from analysis.front.app.state import on_screen
 from analysis.front.app.text import number, t
 from analysis.tools.design import design, parse_vary
 
 KEYS = ("lang", "system", "vary", "rounds", "lethality", "pwin", "top", "a", "b", "r.", "a.", "b.")
 DEFAULTS = {"rounds": "4", "lethality": "0.3", "pwin": "", "top": "5"}
 CASTS = {"rounds": float, "lethality": float, "pwin": float, "top": int}
+PERCENT = ("lethality", "pwin")
+"""The wishes that are probabilities: typed as 0.3 or 30%."""
 BUDGET = 300.0
 """The longest search the app starts, in estimated seconds (``dicelab design`` runs longer ones)."""
 CLOSE = 1.0
@@ -42,17 +45,18 @@ def default_vary(system: Any) -> str:
     return f"a.{system.combat_skills[0]}=0..4"
 
 
-def box(key: str, value: str, default: str, title: str) -> html.Div:
-    """A text field read when the designer presses Enter or leaves it (each change starts a search)."""
-    return html.Div([html.Label(title), dcc.Input(id=fid(key, default), type="text", value=value, debounce=True,
-                                                  className="input", spellCheck=False)], className="field")
+def box(key: str, value: str, default: str, title: str, lang: str = "en") -> html.Div:
+    """A text field read when the designer presses Enter or leaves it (each change starts a search); a decimal
+    number shows the language's decimal mark."""
+    return html.Div([html.Label(title), dcc.Input(id=fid(key, default), type="text", value=on_screen(lang, key, value),
+                                                  debounce=True, className="input", spellCheck=False)], className="field")
 
 
 def controls(state: Mapping[str, str], lang: str) -> list[Any]:
     system = system_of(state)
     vary = default_vary(system)
     wish = [box("vary", state.get("vary", vary), vary, t(lang, "vary")),
-            *(box(k, state.get(k, DEFAULTS[k]), DEFAULTS[k], t(lang, label)) for k, label in
+            *(box(k, state.get(k, DEFAULTS[k]), DEFAULTS[k], t(lang, label), lang) for k, label in
               (("rounds", "wish_rounds"), ("lethality", "wish_lethality"), ("pwin", "wish_pwin"), ("top", "top")))]
     return [system_select("system", state, lang), section(t(lang, "design"), wish),
             fighter_panel(system, state, "a", lang), fighter_panel(system, state, "b", lang),
@@ -61,7 +65,7 @@ def controls(state: Mapping[str, str], lang: str) -> list[Any]:
 
 def wish(state: Mapping[str, str]) -> dict[str, Any]:
     """The search's inputs as the library takes them (numbers as typed, so it names a bad one)."""
-    return {k: typed(state.get(k, DEFAULTS[k]) or None, CASTS[k]) for k in DEFAULTS}
+    return {k: typed(state.get(k, DEFAULTS[k]) or None, CASTS[k], k in PERCENT) for k in DEFAULTS}
 
 
 def compute(state: Mapping[str, str]) -> Any:
@@ -83,27 +87,27 @@ def compute(state: Mapping[str, str]) -> Any:
 
 def view(res: Any, state: Mapping[str, str], lang: str) -> tuple[list[Any], dict[str, pd.DataFrame]]:
     rows = [{t(lang, "setting"): ", ".join(f"{k}={v}" for k, v in p.setting.items()),
-             t(lang, "mean_rounds"): p.figures.mean_rounds, t(lang, "p_death"): p.figures.p_death,
+             t(lang, "mean_rounds"): p.figures.mean_rounds, t(lang, "p_killed"): p.figures.p_killed,
              t(lang, "p_a_wins"): p.figures.p_a_wins, t(lang, "p_b_wins"): p.figures.p_b_wins,
              t(lang, "distance"): p.distance} for p in res.best]
     table = pd.DataFrame(rows)
     best = res.best[0]
-    body: list[Any] = [html.H3(f"{t(lang, 'design')}: {res.a['name']} (A) vs {res.b['name']} (B), "
-                               f"{res.settings} {t(lang, 'settings')} ({', '.join(res.vary)})")]
+    body: list[Any] = [html.H3(f"{t(lang, 'design')}: " + t(lang, "design_of", a=res.a["name"], b=res.b["name"],
+                                                           n=res.settings, vary=", ".join(res.vary)))]
     if best.distance > CLOSE:
         body.append(views.note(t(lang, "nothing_close", d=best.distance), "note nothing-close"))
     body.append(views.cards([
         views.card(lang, "best", t(lang, "setting"), None, shown=", ".join(f"{k}={v}" for k, v in best.setting.items())),
         views.card(lang, "best_rounds", t(lang, "mean_rounds"), best.figures.mean_rounds,
                    shown=number(lang, best.figures.mean_rounds, 3)),
-        views.card(lang, "best_p_death", t(lang, "p_death"), best.figures.p_death),
+        views.card(lang, "best_p_killed", t(lang, "p_killed"), best.figures.p_killed),
         views.card(lang, "best_p_a_wins", t(lang, "p_a_wins"), best.figures.p_a_wins),
         views.card(lang, "best_distance", t(lang, "distance"), best.distance, shown=number(lang, best.distance, 3)),
     ]))
     body.append(views.table("design", table, lang, t(lang, "design")))
-    body.append(html.Div(res.distance, className="why"))
+    body.append(html.Div(t(lang, "distance_is"), className="why"))
     if res.skipped:
-        body.append(views.note(f"{t(lang, 'skipped')} {len(res.skipped)}: {res.skipped[0]}"))
+        body.append(views.note(t(lang, "skipped_n", n=len(res.skipped), first=res.skipped[0])))
     w = {k: v for k, v in ((k, state.get(k, DEFAULTS[k])) for k in DEFAULTS) if v}
     extra = {"vary": state.get("vary", default_vary(system_of(state))), **{k.replace("pwin", "p-win"): v
                                                                           for k, v in w.items()}}

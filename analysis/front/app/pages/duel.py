@@ -24,7 +24,9 @@ from analysis.front.app import views
 from analysis.front.app.controls import fields, fighter_panel, rules_panel, section, select, system_select
 from analysis.front.app.model import command, fighter_of, rules_of, system_of, typed
 from analysis.front.app.state import group
-from analysis.front.app.text import number, t
+from analysis.front.app.text import count, field_label, number, t
+from analysis.present.phrases import level_missing, track_label, value_label
+from analysis.systems import get_system
 
 KEYS = ("lang", "system", "method", "n", "seed", "model", "a", "b", "r.", "a.", "b.", "o.")
 METHODS = ("exact", "mc")
@@ -40,6 +42,8 @@ class Result:
     duel: Mapping[str, Any]
     exchanges: tuple[Any, Any]
     cli: str
+    finishing: tuple[float | None, ...] = ()
+    """P(at least one killed) with at most k finishing attacks allowed, k = 0 .. finish_attacks (exact only)."""
 
 
 def mc_panel(system_id: str, state: Mapping[str, str], lang: str) -> list[Any]:
@@ -56,7 +60,8 @@ def mc_panel(system_id: str, state: Mapping[str, str], lang: str) -> list[Any]:
 
     options = sim_module(system_id).Options
     children = [box("n", DEFAULT_N), box("seed", DEFAULT_SEED),
-                select("model", [(m, m) for m in MODELS], state.get("model", MODELS[0]), MODELS[0], t(lang, "model")),
+                select("model", [(m, value_label(lang, m)) for m in MODELS], state.get("model", MODELS[0]), MODELS[0],
+                       t(lang, "model")),
                 *fields("o", options.describe(), options.specs(), state, options.defaults(), lang, system_id)]
     return [section(t(lang, "mc_options"), children)]
 
@@ -77,7 +82,11 @@ def compute(state: Mapping[str, str]) -> Result:
     rules, a, b = rules_of(system, state), fighter_of(system, state, "a"), fighter_of(system, state, "b")
     exchanges = (system.exchange(rules, a, b), system.exchange(rules, b, a))
     if state.get("method", METHODS[0]) != "mc":
-        return Result(system.id, exact_duel(system, rules, a, b).to_dict(), exchanges, command("duel", state))
+        duel = exact_duel(system, rules, a, b).to_dict()
+        finished = (duel if rules.after_out == "finish"
+                    else exact_duel(system, rules.replace(after_out="finish"), a, b).to_dict())
+        curve = finished["p_killed_by_finish_attacks"] or [None] * (rules.finish_attacks + 1)
+        return Result(system.id, duel, exchanges, command("duel", state), tuple(curve))
     from sims.api import simulate_duel
     from sims.engine import check_n
 
@@ -101,30 +110,57 @@ def outcome_cards(d: Mapping[str, Any], lang: str) -> list[Any]:
 
 def level_cards(d: Mapping[str, Any], side: str, lang: str) -> list[Any]:
     """A fighter's P(out), P(dying), P(dead) and P(killed): ``not defined`` with the reason where the system lacks it."""
+    system = get_system(d["system"])
     out = []
     for level in (*LEVELS, "killed"):
         name = f"p_{side}_{level}"
-        title = f"{side.upper()}: P({t(lang, level)})" + (f" = {d['lethal_at']}" if level == "killed" else "")
-        out.append(views.card(lang, name, title, d.get(name), d.get(f"ci_{name}"), why=d["null_reasons"].get(name)))
+        title = f"{side.upper()}: P({t(lang, level)})" + (f": {t(lang, d['lethal_at'])}" if level == "killed" else "")
+        why = level_missing(lang, system, d["lethal_at"] if level == "killed" else level)
+        out.append(views.card(lang, name, title, d.get(name), d.get(f"ci_{name}"), why=why))
     return out
+
+
+def finishing_view(res: Result, lang: str) -> tuple[list[Any], pd.DataFrame]:
+    """P(at least one killed) against the finishing attacks allowed (0: the fight stops at the first out), the
+    ruleset's own ending marked; the same curve as the report's lethality figure."""
+    d = res.duel
+    k_now = 0 if d["after_out"] == "stop" else int(d["variants"]["finish_attacks"])
+    ks = list(range(len(res.finishing)))
+    title = t(lang, "finishing_curve")
+    table = pd.DataFrame({t(lang, "finish_attacks"): ks, t(lang, "p_killed"): list(res.finishing)})
+    if res.finishing[0] is None:
+        return [html.H4(title), views.note(d["null_reasons"].get("p_killed", t(lang, "not_defined")))], table
+    fig = views.Figure(title, t(lang, "finish_attacks"), t(lang, "p_killed"), lang=lang)
+    fig.line(ks, list(res.finishing), t(lang, "p_killed"))
+    fig.vline(k_now, t(lang, "these_rules"))
+    fig.integer_x()
+    fig.y_range(0.0, 1.0)
+    cards = [views.card(lang, "p_killed", f"{t(lang, 'p_killed')} ({t(lang, 'these_rules')})", d.get("p_killed")),
+             views.card(lang, "p_killed_stop", f"{t(lang, 'p_killed')}: {t(lang, 'deciding_blow')}", res.finishing[0]),
+             views.card(lang, "p_killed_most", f"{t(lang, 'p_killed')}: {ks[-1]} {t(lang, 'finishing_attacks')}",
+                        res.finishing[-1])]
+    return [html.H4(title), views.cards(cards),
+            views.row([views.graph(fig, "finishing"), views.table("finishing", table, lang, title)])], table
 
 
 def exchange_view(ex: Any, tag: str, lang: str) -> tuple[list[Any], pd.DataFrame]:
     """One attack: its kinds, its damage distribution, and the defender's condition after it on their track."""
     att, dfn = ex.attacker["name"], ex.defender["name"]
     derived = ex.defender.get("derived") or {}
-    track = ", ".join(f"{k} {v}" for k, v in derived.items())
+    track = ", ".join(f"{field_label(lang, k, ex.system)} {v}" if field_label(lang, k, ex.system) != k else f"{k}={v}"
+                      for k, v in derived.items())
     kinds = [views.card(lang, f"{tag}_{k}", t(lang, k), getattr(ex, k)) for k in
              ("p_miss", "p_defended", "p_graze", "p_hit", "p_critical") if k != "p_graze" or ex.p_graze]
     dmg = ex.damage.to_dict()
     fig = views.Figure(f"{att} {t(lang, 'attacks')} {dfn}: {t(lang, 'damage')}", t(lang, "damage"),
-                       t(lang, "probability"))
+                       t(lang, "probability"), lang=lang)
     fig.bar(list(dmg), list(dmg.values()))
+    fig.x_range_of(list(dmg), list(dmg.values()))
     fig.integer_x()
     after = ex.condition_after
-    fig2 = views.Figure(f"{t(lang, 'condition_after')}" + (f" ({track})" if track else ""), t(lang, "defender_track"),
-                        t(lang, "probability"))
-    fig2.bar([str(k) for k in after], list(after.values()))
+    fig2 = views.Figure(t(lang, "condition_after"), t(lang, "defender_track"), t(lang, "probability"), lang=lang,
+                        subtitle=track)
+    fig2.bar([track_label(lang, str(k)) for k in after], list(after.values()))
     table = pd.DataFrame({t(lang, "damage"): list(dmg), t(lang, "probability"): list(dmg.values())})
     return [html.H4(f"{t(lang, 'exchange')}: {att} → {dfn}"), views.cards(kinds),
             views.row([views.graph(fig, f"damage-{tag}"), views.graph(fig2, f"after-{tag}")])], table
@@ -134,13 +170,14 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     d = res.duel
     mc = d.get("method") == "monte_carlo"
     title = t(lang, "duel_of", a=d["a"]["name"], b=d["b"]["name"])
-    method = f"{t(lang, 'mc')} (n = {d['n']:,})" if mc else t(lang, "exact")
+    method = f"{t(lang, 'mc')} (n = {count(lang, d['n'])})" if mc else t(lang, "exact")
     body: list[Any] = [html.H3(f"{title} · {method}"),
                        views.cards(outcome_cards(d, lang)), html.H4(t(lang, "outcomes")),
                        views.cards(level_cards(d, "a", lang)), views.cards(level_cards(d, "b", lang))]
     rounds = {int(k): v for k, v in d["rounds"].items()}
-    fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"))
+    fig = views.Figure(t(lang, "rounds"), t(lang, "round"), t(lang, "probability"), lang=lang)
     fig.bar(list(rounds), list(rounds.values()))
+    fig.x_range_of(list(rounds), list(rounds.values()))
     fig.integer_x()
     mean = d.get("mean_rounds")
     stats = [views.card(lang, "mean_rounds", t(lang, "mean_rounds"), mean, d.get("ci_mean_rounds"),
@@ -151,24 +188,44 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     body += [views.cards(stats)] + ([views.note(d["rounds_note"])] if d.get("rounds_note") else [])
     body += [views.note(w) for w in d.get("warnings", ())]
     body.append(views.row([views.graph(fig, "rounds"), views.table("rounds", rounds_table, lang, t(lang, "rounds"))]))
-    tables = {"outcomes": outcomes_table(d), "rounds": rounds_table}
+    tables = {"outcomes": outcomes_table(d, lang), "rounds": rounds_table}
+    if res.finishing:
+        parts, tables["finishing"] = finishing_view(res, lang)
+        body += parts
     for ex, tag in zip(res.exchanges, ("ab", "ba")):
         parts, table = exchange_view(ex, tag, lang)
         body += parts
         tables[f"damage_{tag}"] = table
     body.append(views.table("outcomes", tables["outcomes"], lang, t(lang, "outcomes")))
-    model = d.get("model", "exact") + (f", n = {d['n']}, seed = {d['seed']}" if mc else "")
+    model = value_label(lang, d.get("model", "exact")) + (f", n = {count(lang, d['n'])}, {t(lang, 'seed')} = "
+                                                          f"{d['seed']}" if mc else "")
     body.append(views.echo(lang, res.system, d["variants"], d["house_rules"], res.cli, model, d["assumptions"]))
     return body, tables
 
 
-def outcomes_table(d: Mapping[str, Any]) -> pd.DataFrame:
-    """Every outcome probability of the duel (with SE and interval under Monte Carlo; empty where undefined)."""
+def outcomes_table(d: Mapping[str, Any], lang: str = "en") -> pd.DataFrame:
+    """Every outcome probability of the duel (with SE and interval under Monte Carlo; empty where undefined), its
+    headers and quantities in ``lang``."""
     names = ["p_a_wins", "p_b_wins", "p_both_out", "p_stalemate", "p_unfinished",
-             *(f"p_{s}_{lv}" for s in "ab" for lv in (*LEVELS, "killed")), "mean_rounds"]
+             *(f"p_{s}_{lv}" for s in "ab" for lv in (*LEVELS, "killed")), "p_killed", "mean_rounds"]
+    system = get_system(d["system"])
     rows = []
     for n in (n for n in names if n in d):
         ci = d.get(f"ci_{n}") or (None, None)
-        rows.append({"quantity": n, "value": d[n], "se": d.get(f"se_{n}"), "ci_low": ci[0], "ci_high": ci[1],
-                     "note": d.get("null_reasons", {}).get(n, "")})
-    return pd.DataFrame(rows)
+        level = n[4:] if n[2:4] in ("a_", "b_") and n[4:] in (*LEVELS, "killed") else "killed" if n == "p_killed" else ""
+        why = level_missing(lang, system, d["lethal_at"] if level == "killed" else level) if level else None
+        rows.append({"quantity": quantity(lang, n), "value": d[n], "se": d.get(f"se_{n}"), "ci_low": ci[0],
+                     "ci_high": ci[1], "note": why or ""})
+    return pd.DataFrame(rows).rename(columns={c: t(lang, f"col_{c}") for c in ("quantity", "value", "se", "ci_low",
+                                                                                 "ci_high", "note")})
+
+
+def quantity(lang: str, name: str) -> str:
+    """An outcome's name as the page writes it (``P(A out)``, ``P(победы A)``…).
+
+    >>> quantity("en", "p_a_dying"), quantity("ru", "p_b_killed"), quantity("ru", "mean_rounds")
+    ('A: P(dying)', 'B: P(убит)', 'раундов в среднем')
+    """
+    if name[2:4] in ("a_", "b_") and name[4:] in (*LEVELS, "killed"):
+        return f"{name[2].upper()}: P({t(lang, name[4:])})"
+    return t(lang, name)

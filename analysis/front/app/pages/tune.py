@@ -18,9 +18,11 @@ from analysis.engine.results import assumptions_echo, house_rules_echo
 from analysis.front.app import views
 from analysis.front.app.controls import check_panel, rules_panel, section, system_select
 from analysis.front.app.model import args_of, command, rules_of, system_of, typed
-from analysis.front.app.text import field_label, system_name, t
+from analysis.front.app.state import on_screen
+from analysis.front.app.text import field_label, number, percent, system_name, t
+from analysis.present.phrases import refusal
 from analysis.tools.equiv import equiv, equiv_table
-from analysis.tools.tune import tune, tune_table
+from analysis.tools.tune import OutOfReach, tune, tune_table
 
 KEYS = ("lang", "system", "p", "to", "r.", "c.", "tr.", "tc.")
 DEFAULT_P = "0.75"
@@ -45,7 +47,7 @@ def controls(state: Mapping[str, str], lang: str) -> list[Any]:
     system = system_of(state)
     target = system_of(state, "to") if "to" in state else system_of({"system": DEFAULT_TO})
     wish = html.Div([html.Label(t(lang, "wish_p")),
-                     dcc.Input(id=fid("p", DEFAULT_P), type="text", value=state.get("p", DEFAULT_P),
+                     dcc.Input(id=fid("p", DEFAULT_P), type="text", value=on_screen(lang, "p", state.get("p", DEFAULT_P)),
                                inputMode="decimal", className="input")], className="field")
     return [system_select("system", state, lang), check_panel(system, state, "c", lang),
             section(t(lang, "tune_result"), [wish]), *rules_panel(system, state, "r", lang),
@@ -54,11 +56,19 @@ def controls(state: Mapping[str, str], lang: str) -> list[Any]:
 
 
 def attempt(fn: Callable[[], Any]) -> Any:
-    """A part of the page: its result, or the message saying why there is none."""
+    """A part of the page: its result, or the refusal saying why there is none."""
     try:
         return fn()
     except DicelabError as err:
-        return str(err)
+        return err
+
+
+def why_not(err: DicelabError, value: str, lang: str) -> str:
+    """A refusal in ``lang``; out of reach, the ceiling and where it is reached."""
+    if isinstance(err, OutOfReach) and lang == "ru":
+        return t(lang, "ceiling", p=number(lang, err.p, 2), ceiling=percent(lang, err.ceiling), name=value, at=err.at,
+                 hi=err.hi)
+    return refusal(lang, err)
 
 
 def compute(state: Mapping[str, str]) -> Result:
@@ -66,7 +76,7 @@ def compute(state: Mapping[str, str]) -> Result:
     rules, args = rules_of(system, state), args_of(system, state)
     target = system_of(state, "to") if "to" in state else system_of({"system": DEFAULT_TO})
     t_rules, t_args = rules_of(target, state, "tr"), args_of(target, state, "tc")
-    p = typed(state.get("p", DEFAULT_P), float)
+    p = typed(state.get("p", DEFAULT_P), float, percent=True)
     return Result(system.id, target.id, attempt(lambda: tune(system, rules, args, p)), tune_table(system, rules, args),
                   equiv(system, rules, args, target, t_rules, t_args),
                   attempt(lambda: equiv_table(system, rules, args, target, t_rules, t_args)))
@@ -76,8 +86,8 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
     sid, tid = res.system, res.target
     value = field_label(lang, res.table.value_name, sid)
     body: list[Any] = [html.H3(t(lang, "tune_result"))]
-    if isinstance(res.tune, str):
-        body.append(views.error(res.tune, lang))
+    if isinstance(res.tune, DicelabError):
+        body.append(views.error(why_not(res.tune, value, lang), lang))
     else:
         r = res.tune
         body.append(views.cards([
@@ -86,12 +96,13 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
             views.card(lang, "p_at_modifier", t(lang, "p_at"), r.p_at_modifier),
             views.card(lang, "p_below", t(lang, "p_below"), r.p_below),
         ]))
-        body += [views.note(n) for n in r.notes]
+        body += [views.note(t(lang, "floor", p=percent(lang, r.p_at_modifier), name=value, value=r.value)
+                            if lang == "ru" else n) for n in r.notes]
     rows = pd.DataFrame([dict(r) for r in res.table.rows])
     shown_table = pd.DataFrame({t(lang, "p_success") + " ≥": rows["p"], t(lang, "modifier"): rows["modifier"],
                                 value: rows["value"], t(lang, "p_at"): rows["p_at_modifier"]})
     shown_table = shown_table.astype(object).where(shown_table.notna(), None)
-    fig = views.Figure(t(lang, "tune_table"), t(lang, "p_success"), t(lang, "modifier"))
+    fig = views.Figure(t(lang, "tune_table"), t(lang, "p_success"), t(lang, "modifier"), lang=lang)
     fig.line(rows["p"], rows["modifier"], t(lang, "modifier"), step=True)
     e = res.equiv
     to_value = field_label(lang, e.value_name, tid)
@@ -103,8 +114,8 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
                                      shown=str(e.value)),
                           views.card(lang, "p_to", t(lang, "p_to"), e.p_to)])]
     tables = {"tune": shown_table}
-    if isinstance(res.equiv_table, str):
-        body.append(views.error(res.equiv_table, lang))
+    if isinstance(res.equiv_table, DicelabError):
+        body.append(views.error(refusal(lang, res.equiv_table), lang))
     else:
         et = pd.DataFrame([dict(r) for r in res.equiv_table.rows])
         shown_equiv = pd.DataFrame({f"{system_name(lang, sid)}: {value}": et["from"], t(lang, "p_from"): et["p_from"],
