@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from analysis.base.params import merge_pairs
+from analysis.base.params import DicelabError, merge_pairs
 from analysis.front.cli import (
     DEAD_NOTE,
     add_params_options,
@@ -18,7 +18,8 @@ from analysis.front.cli import (
     per_system,
     rules_from,
 )
-from analysis.front.cli.combat import FIGHTER_HELP, _warnings, fighters_from
+from analysis.front.cli.combat import _warnings
+from analysis.front.cli.games import SIDE_HELP, add_play
 from analysis.present.tables import assumptions_line, pairs
 from analysis.systems import get_system
 
@@ -62,7 +63,7 @@ def _progress(ns: argparse.Namespace, what: str) -> Any:
 
 def _finish(res: Any, what: str) -> int:
     """Exit code 130 and a line on stderr when Ctrl-C stopped the run (the figures printed are over ``res.n``)."""
-    if not res.interrupted:
+    if not getattr(res, "interrupted", res.n < (res.n_requested or res.n)):
         return 0
     print(f"dicelab {what}: interrupted after {res.n:,} of {res.n_requested:,} trials; the figures are over the "
           f"{res.n:,} finished", file=sys.stderr)
@@ -71,8 +72,8 @@ def _finish(res: Any, what: str) -> int:
 
 def register(sub: Any) -> None:
     def add_sim(p: argparse.ArgumentParser, system: Any) -> None:
-        p.add_argument("--a", required=True, metavar="FIGHTER", help=f"side A: {FIGHTER_HELP}")
-        p.add_argument("--b", required=True, metavar="FIGHTER", help=f"side B: {FIGHTER_HELP}")
+        p.add_argument("--a", required=True, metavar="SIDE", help=f"side A: {SIDE_HELP}")
+        p.add_argument("--b", required=True, metavar="SIDE", help=f"side B: {SIDE_HELP}")
         p.add_argument("--model", choices=("full", "exact"), default="full",
                        help="full (default) or exact: every system's exact chain now plays the rules as written, so both "
                        "models are the same rules (kept for older scripts; the output names it)")
@@ -81,6 +82,7 @@ def register(sub: Any) -> None:
                        "rule switches are ruleset fields, --variant NAME=VALUE")
         add_rules_options(p, system)
         _add_common(p)
+        add_play(p)
 
     def add_sim_check(p: argparse.ArgumentParser, system: Any) -> None:
         add_params_options(p, system.CheckArgs)
@@ -94,23 +96,35 @@ def register(sub: Any) -> None:
 
 
 def run_sim(ns: argparse.Namespace) -> int:
+    from analysis.fights.play import played_tables
+    from analysis.front.cli.games import group_sim, sides_from
     from sims.api import simulate_duel
 
     system = get_system(ns.system)
-    rules, a, b = fighters_from(ns, system)
+    rules, side_a, side_b = sides_from(ns, system)
     options = merge_pairs(ns.option, "--option")
+    if len(side_a) > 1 or len(side_b) > 1:
+        if options:
+            raise DicelabError("--option: group fights take no simulation-only switch; allowed: none")
+        bar = _progress(ns, "sim")
+        try:
+            return _finish(group_sim(ns, system, rules, side_a, side_b, bar), "sim")
+        finally:
+            bar.close()
+    a, b = side_a[0], side_b[0]
+    tables = None if ns.play == "book" else played_tables(system, rules, a, b, ns.play)
     bar = _progress(ns, "sim")
     try:
         res = simulate_duel(system.id, rules, a, b, ns.n, seed=ns.seed, model=ns.model, options=options,
-                            workers=ns.workers, progress=bar)
+                            workers=ns.workers, progress=bar, policy=tables)
     finally:
         bar.close()
-    data = res.to_dict()
+    data = {**res.to_dict(), "play": ns.play}
     if ns.json:
         emit_json(data)
         return _finish(res, "sim")
     emit(f"{system.id} sim ({res.model} model, n={_n(res)}, seed={res.seed}): {res.a['name']} (A) vs {res.b['name']} (B)\n"
-         f"  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else "")
+         f"  play: {ns.play}\n  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else "")
          + assumptions_line(data["assumptions"]))
     emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
     data = res.to_dict()
