@@ -11,7 +11,7 @@ it: held to the plain action there, the rest still played well); which fixed
 scripts are dominated; and a **simple rule**, a depth-2 tree over what the
 decider knows, fitted to A's equilibrium play, with the share of the
 equilibrium's gain over the book script it keeps against an opponent who
-plays well.  ``decide`` limits the solved decisions to those named; every
+plays well (fitted to the decision worth the most to A).  ``decide`` limits the solved decisions to those named; every
 other decision stays at each fighter's policy.
 
 Values are in the objective's units: under ``wins``, P(A wins) - P(B wins).
@@ -117,7 +117,8 @@ def analyse(dg: DecisionGame, decide: Iterable[str] | None = None, objective: st
     plays = [_play(dg, sol) for sol in (book, best, eq)]
     seen = visits(g, eq.a_strategy, eq.b_strategy)
     worths = tuple(_worth(dg, eq, seen, d, free_a, free_b) for d, dec in enumerate(dg.decisions) if dec.name in names)
-    rule = _simple_rule(dg, eq, seen, free_a, free_b, names, book_a)
+    worth_a = {w.name: w.worth for w in worths if w.side == "a"}
+    rule = _simple_rule(dg, eq, seen, free_a, free_b, names, book_a, worth_a)
     return Tactics(objective, names, *plays, worths, dominated(dg, objective), rule,
                    max(book.residual, best.residual, eq.residual), tuple(policy_rows(dg, eq, seen)))
 
@@ -264,13 +265,14 @@ def policy_rows(dg: DecisionGame, sol: GameSolution, seen: np.ndarray) -> Iterab
 
 
 def _simple_rule(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, free_a: np.ndarray, free_b: np.ndarray,
-                 names: Sequence[str], book_a: np.ndarray) -> SimpleRule | None:
-    """A depth-2 tree for A's most visited solved decision, and its share of the equilibrium's gain."""
+                 names: Sequence[str], book_a: np.ndarray, worth: Mapping[str, float]) -> SimpleRule | None:
+    """A depth-2 tree for A's solved decision worth the most (ties: the most visited), and its share of the
+    equilibrium's gain."""
     candidates = [d for d, dec in enumerate(dg.decisions) if dec.side == "a" and dec.name in names
                   and seen[dg.states[d]].sum() > 0]
     if not candidates:
         return None
-    d = max(candidates, key=lambda k: float(seen[dg.states[k]].sum()))
+    d = max(candidates, key=lambda k: (round(worth.get(dg.decisions[k].name, 0.0), 9), float(seen[dg.states[k]].sum())))
     dec, states, feats = dg.decisions[d], dg.states[d], dg.features[d]
     choice = np.argmax(_strategy_rows(dg, d, eq.a_strategy), axis=1)
     w = seen[states]

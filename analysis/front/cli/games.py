@@ -253,12 +253,18 @@ def _tactics_text(sid: str, data: dict[str, Any], res: Any) -> None:
         share = "n/a (no gain to keep)" if rule["share_of_gain"] is None else f"{100 * rule['share_of_gain']:.0f}%"
         emit(f"  simple rule ({rule['side'].upper()}): {rule['text']}; keeps {share} of the equilibrium's gain, "
              f"agrees with {100 * rule['agreement']:.0f}% of its play\n")
-    rows = sorted((r for r in res.policy if r["visits"] > 0), key=lambda r: -r["visits"])[:POLICY_ROWS_SHOWN]
-    if rows:
-        table = pd.DataFrame(rows).drop(columns=["state"])
-        varying = [c for c in table.columns if table[c].nunique(dropna=False) > 1 or c in ("decision", "side")]
-        emit(f"  equilibrium policy, the {len(rows)} most visited decision states (--policy-out writes all):\n")
-        emit(table[varying].to_string(index=False, float_format=lambda x: f"{x:.3f}") + "\n")
+    emit(f"  equilibrium policy by state, each decision's {POLICY_ROWS_SHOWN} most visited (--policy-out writes "
+         "all):\n")
+    for d in data["decisions"]:
+        rows = sorted((r for r in res.policy if r["decision"] == d["name"] and r["side"] == d["side"]
+                       and r["visits"] > 0), key=lambda r: -r["visits"])[:POLICY_ROWS_SHOWN]
+        if not rows:
+            continue
+        table = pd.DataFrame(rows).drop(columns=["decision", "side", "state"])
+        shown = [c for c in table.columns if c.startswith("p_") or c == "visits" or table[c].nunique() > 1]
+        emit(f"    {d['name']} ({d['side'].upper()}):\n" + "\n".join(
+            "      " + line for line in table[shown].to_string(index=False, float_format=lambda x: f"{x:.3f}")
+            .splitlines()) + "\n")
 
 
 # ------------------------------------------------------------------ encounter
