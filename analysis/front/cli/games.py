@@ -167,10 +167,9 @@ def register(sub: Any) -> None:
 
 
 def _bar(ns: argparse.Namespace, what: str, total: int, unit: str) -> Any:
-    from analysis.base.progress import Progress, auto_mode
-    from analysis.front.cli.simulate import PROGRESS_DELAY
+    from analysis.base.progress import DELAY, Progress, auto_mode
 
-    return Progress(auto_mode(ns.quiet), total=total, unit=unit, desc=f"dicelab {what}", delay=PROGRESS_DELAY)
+    return Progress(auto_mode(ns.quiet), total=total, unit=unit, desc=f"dicelab {what}", delay=DELAY)
 
 
 def run_tactics(ns: argparse.Namespace) -> int:

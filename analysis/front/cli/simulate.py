@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from analysis.base.params import DicelabError, merge_pairs
+from analysis.base.progress import DELAY
 from analysis.front.cli import (
     DEAD_NOTE,
     add_params_options,
@@ -37,7 +38,7 @@ CHECK_EXAMPLES = {
 }
 
 
-PROGRESS_DELAY = 2.0
+PROGRESS_DELAY = DELAY
 """Seconds before a run shows its progress (with an ETA) on stderr: quick runs stay silent."""
 
 
