@@ -208,3 +208,31 @@ def test_encounter_without_a_fair_count_says_why_and_runs_every_system(capsys):
                        "--systems", "all", "--quiet")
     assert code == 0 and out.startswith(f"{list(both['systems'])[0]}: ")
     assert json.loads(json.dumps(both)) == both
+
+
+# ------------------------------------------------------------------ the README's examples run
+def readme_commands() -> list[list[str]]:
+    import shlex
+    from pathlib import Path
+
+    text = Path(__file__).resolve().parents[1].joinpath("README.md").read_text(encoding="utf-8")
+    block = text.split("Sides, tactics and encounters", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    return [shlex.split(line.split("#", 1)[0].replace(".venv/bin/dicelab", "", 1))
+            for line in block.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("argv", readme_commands(), ids=lambda argv: " ".join(argv[:2]))
+def test_the_readme_examples_of_sides_tactics_and_encounter_run(capsys, monkeypatch, tmp_path, argv):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *argv, *(["--quiet"] if argv[0] in ("sim", "tactics", "encounter") else []))
+    assert code == 0, err
+    assert out.strip()
+    if "--policy-out" in argv:
+        assert len(pd.read_csv(tmp_path / argv[argv.index("--policy-out") + 1])) > 0
+
+
+def test_the_play_choices_are_the_library_plays():
+    from analysis.fights.tactics import PLAYS
+    from analysis.front.cli.games import PLAY_CHOICES
+
+    assert PLAY_CHOICES == PLAYS

@@ -27,10 +27,6 @@ from analysis.engine.system import System
 from analysis.fights.budget import MEMORY_ENV, check_tactics, exact_duel
 from analysis.fights.tactics import PLAYS, played, require_decisions
 
-PLAY_HELP = ("book (default: the fighters' policies), best (A's best response to B's book play) or equilibrium "
-             "(both sides play well)")
-
-
 def check_play(play: str) -> str:
     """``play`` if it is one of :data:`~analysis.fights.tactics.PLAYS`, else one line naming them."""
     if play not in PLAYS:

@@ -30,6 +30,9 @@ SIDE_HELP = ("a fighter (an archetype name, a .toml/.json file, or inline key=va
              "separated by commas, each optionally led by a count N* (3*trained_armed,veteran_armed; a comma starts "
              "a new fighter only before N*, archetype= or an archetype/file name)")
 PLAY_CHOICES = ("book", "best", "equilibrium")
+"""``analysis.fights.tactics.PLAYS``, written here so that building the options imports nothing heavy."""
+PLAY_HELP = ("book (default: the fighters' policies), best (A's best response to B's book play) or equilibrium "
+             "(both sides play well)")
 TACTICS_EXAMPLES = {
     "tristat": "dicelab tactics tristat --a veteran --b trained --json",
     "onesix": "dicelab tactics onesix --a veteran_armed --b trained_armed",
@@ -44,8 +47,6 @@ POLICY_ROWS_SHOWN = 12
 
 def add_play(p: argparse.ArgumentParser) -> None:
     """``--play book|best|equilibrium`` of ``duel`` and ``sim``."""
-    from analysis.fights.play import PLAY_HELP
-
     p.add_argument("--play", choices=PLAY_CHOICES, default="book", help=f"how both sides play: {PLAY_HELP}")
 
 
