@@ -214,8 +214,10 @@ def _end_key(ja: int, jb: int, pr: np.ndarray, na: int, nb: int) -> int:
 def _cond(j: int, f: np.ndarray, pr: np.ndarray) -> tuple[int, int, int, int]:
     """(wounds, shock, wear, weapon broken) of chain index ``j``: the track index times the weapon's states, plus
     its state (0 intact, 1 broken; always 0 unless a gear fault can break it)."""
-    g = j % f[F_NGEAR]
-    j //= f[F_NGEAR]
+    g = 0
+    if f[F_NGEAR] > 1:
+        g = j % f[F_NGEAR]
+        j //= f[F_NGEAR]
     k = j % f[F_NWEAR]
     j //= f[F_NWEAR]
     return j // (pr[P_SCAP] + 1), j % (pr[P_SCAP] + 1), k, g
@@ -483,11 +485,10 @@ def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.
                         fs[1, F_REFL] - max(wb, sb) + xb, pr[P_FIRST], pr, na, nb)
         bp[0] = 1.0
         return 1
-    bounded = pr[P_WINDOW] < BIG
     if pr[P_UNBOUNDED] and (pa == 0) != (pb == 0):
-        if pa and (bounded or not (fs[1, F_PARRIES] and xb >= pr[P_PARRY])):
+        if pa and not (fs[1, F_PARRIES] and xb >= pr[P_PARRY] and xa + _lo(pa, pr) - xb <= pr[P_WINDOW]):
             return _ahead_edges(0, ia, ib, xa, pa, xb, fs, pr, na, nb, stay, start, hits, hp, bk, bp)
-        if pb and (bounded or not (fs[0, F_PARRIES] and xa >= pr[P_PARRY])):
+        if pb and not (fs[0, F_PARRIES] and xa >= pr[P_PARRY] and xb + _lo(pb, pr) - xa <= pr[P_WINDOW]):
             return _ahead_edges(1, ia, ib, xb, pb, xa, fs, pr, na, nb, stay, start, hits, hp, bk, bp)
     la, ha = xa + _lo(pa, pr), xa + _hi(pa)
     lb, hb = xb + _lo(pb, pr), xb + _hi(pb)
