@@ -2,8 +2,8 @@
 
 The exact chain of :mod:`analysis.systems.kurs` already plays the written
 duel in full: the first attacker by a roll-off (ties re-rolled) or a surprise,
-alternating attacks, one-sided attacks (a surprise, on a fighter who never
-defends, on a helpless one), the defense clamp, grazes, the type bonus, the box
+alternating attacks, one-sided attacks (a surprise, on a fighter who declared
+no defense on its turn, on a helpless one), the defense clamp, grazes, the type bonus, the box
 track with overflow and the fatigue soak, stances and their price, the
 fatigue-box dodge, wound penalties on attack and defense, luck tokens held per
 fighter and spent exactly when a check fails by 1..luck_bonus, and the
@@ -17,7 +17,7 @@ the ruleset reaches the kernels packed (:func:`pack_rules`, :func:`pack_track`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from numba import njit
@@ -43,8 +43,8 @@ RULES_SIZE = 20
 GRAZE_MODES = ("text", "capped", "fixed")
 SOAK_MODES = ("never", "when_lower", "when_lower_any")
 FATIGUE, LIGHT, MEDIUM, HEAVY, INCAPACITATED, DYING = range(6)
-# Per-fighter state: marked boxes per level, luck tokens left, stance trade holding, surprise to come, wound
-# penalty, status.
+# Per-fighter state: marked boxes per level, luck tokens left, stance holding (declared on a turn of its own),
+# surprise to come, wound penalty, status.
 S_TOKENS, S_ACTIVE, S_FIRST, S_PENALTY, S_STATUS = range(6, 11)
 STATE_SIZE = 11
 UP, OUT, DYING_STATUS = 0, 1, 2
@@ -180,10 +180,12 @@ def _mark(s: np.ndarray, j: int, level: int, soak: int, pain: np.ndarray, worst:
 
 @njit(cache=True, nogil=True, inline="always")
 def _turn(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray) -> int:
-    """Fighter ``i``'s turn before its attack: the stance taken (its price marked) or dropped; the attack modifier."""
+    """Fighter ``i``'s turn before its attack: the stance taken (its price marked) or dropped; the attack modifier.
+    A stance holds from the fighter's own turn: ``no_defense`` stops defending from its first."""
     stance = fs[i, F_STANCE]
     s[i, S_ACTIVE] = 0
     if stance == NO_DEFENSE:
+        s[i, S_ACTIVE] = 1
         return r[R_NO_DEFENSE_BONUS]
     if stance == NORMAL:
         return 0
@@ -225,7 +227,7 @@ def _attack(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, track: np.ndar
     """
     j = 1 - i
     mod = _turn(fs, s, i, r, track, pain)
-    one_sided = s[i, S_FIRST] == 1 or fs[j, F_STANCE] == NO_DEFENSE
+    one_sided = s[i, S_FIRST] == 1 or (fs[j, F_STANCE] == NO_DEFENSE and s[j, S_ACTIVE] == 1)
     s[i, S_FIRST] = 0
     margin = fs[i, F_ATTACK] + _sample(table, rng) + mod - s[i, S_PENALTY]
     if not one_sided:
@@ -388,6 +390,12 @@ def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter
     fs, pr, table = pack_fighters(a, b), pack_rules(rules), dk_table(rules)
     track, pain, levels = pack_track(rules)
     return lambda n, rng: _duel(fs, pr, track, pain, levels, table, n, rng)
+
+
+def duel_extra(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, counts: np.ndarray,
+               n: int) -> dict[str, Any]:
+    """The К.У.Р.С. fields of a simulated duel: the warnings of setups that are almost surely a slip."""
+    return {"warnings": rules_mod.slips(rules, a, b)}
 
 
 def exchange_call(rules: rules_mod.Rules, att: rules_mod.Fighter,

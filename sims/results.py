@@ -218,17 +218,26 @@ class SimDuelResult:
         return int(np.searchsorted(cum, cum[-1] / 2)) if cum[-1] else None
 
     @property
+    def rounds_cap(self) -> int | None:
+        """The round at which the system stops a fight (``extra["rounds_cap"]``: Tri-Stat's total defence), the
+        fights still going then counted as unfinished; ``None``: fights run to :data:`MAX_ROUNDS`."""
+        return self.extra.get("rounds_cap")
+
+    @property
     def rounds_note(self) -> str:
-        """Fights that did not end within :data:`MAX_ROUNDS` rounds, in words (empty when every fight ended).
+        """Fights that did not end within :data:`MAX_ROUNDS` rounds, or that stopped at the system's round cap,
+        in words (empty when every fight ended with someone out).
 
         >>> c = np.zeros(DUEL_SIZE, dtype=np.int64); c[UNFINISHED] = 1; c[ROUNDS + 3] = 49
         >>> SimDuelResult("tristat", "full", {}, {}, {}, {}, 50, 1, c).rounds_note
         '1 fight in 50 never ends; rounds are over the fights that end (simulated up to 2,000 rounds)'
+        >>> SimDuelResult("tristat", "full", {}, {}, {}, {}, 50, 1, c, {"rounds_cap": 10}).rounds_note
+        '1 fight in 50 ends at the 10-round cap with nobody out; rounds are over the fights where someone goes out'
         """
         from analysis.engine.combat import never_ends_note
 
-        note = never_ends_note(int(self.counts[UNFINISHED]) / self.n)
-        return f"{note} (simulated up to {MAX_ROUNDS:,} rounds)" if note else ""
+        note = never_ends_note(int(self.counts[UNFINISHED]) / self.n, self.rounds_cap)
+        return f"{note} (simulated up to {MAX_ROUNDS:,} rounds)" if note and self.rounds_cap is None else note
 
     def killed(self, lethal_at: str) -> tuple[Estimate, Estimate]:
         """(P(A ends at ``lethal_at``), P(B ends there))."""
@@ -237,13 +246,14 @@ class SimDuelResult:
         return self.p_a_dying, self.p_b_dying
 
     def to_dict(self) -> dict[str, Any]:
-        from analysis.engine.combat import LEVELS, level_fields
+        from analysis.engine.combat import LEVELS, conditional_on, duel_assumptions, level_fields
         from analysis.engine.results import house_rules_echo, strict
 
         hist = self.rounds_histogram
         out: dict[str, Any] = {"system": self.system, "model": self.model, "method": "monte_carlo",
                                "variants": dict(self.variants),
                                "house_rules": house_rules_echo(self.system, self.variants),
+                               "assumptions": duel_assumptions(self.system, self.variants, self.a, self.b),
                                "options": dict(self.options), "a": dict(self.a), "b": dict(self.b), "n": self.n,
                                "seed": self.seed, **_run_fields(self.n, self.n_requested)}
         for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_unfinished"):
@@ -262,9 +272,13 @@ class SimDuelResult:
         out["rounds"] = {str(r): int(c) / self.n for r, c in enumerate(hist) if c}
         out.update(_fields("mean_rounds", self.mean_rounds))
         out["median_rounds"] = self.median_rounds
-        out["never_ends"] = int(hist.sum()) == 0
+        out["never_ends"] = int(hist.sum()) == 0 and self.rounds_cap is None
         out["rounds_conditional"] = int(self.counts[UNFINISHED]) > 0
         out["rounds_note"] = self.rounds_note
+        finishing = self.variants.get("after_out") == "finish"
+        out["conditional_on"] = conditional_on(int(self.counts[UNFINISHED]) / self.n,
+                                               int(self.counts[FINISHES]) / self.n if finishing else None,
+                                               self.rounds_cap, MAX_ROUNDS)
         out["max_rounds"] = MAX_ROUNDS
         out.update(self.extra)
         return strict(out)
@@ -316,10 +330,11 @@ class SimCheckResult:
         return {int(v) - HIST_OFFSET: int(c) / self.n for v, c in enumerate(hist) if c}
 
     def to_dict(self) -> dict[str, Any]:
-        from analysis.engine.results import house_rules_echo, strict
+        from analysis.engine.results import assumptions_echo, house_rules_echo, strict
 
         out: dict[str, Any] = {"system": self.system, "method": "monte_carlo", "variants": dict(self.variants),
                                "house_rules": house_rules_echo(self.system, self.variants),
+                               "assumptions": assumptions_echo(self.system, self.variants),
                                "params": dict(self.params), "n": self.n, "seed": self.seed,
                                **_run_fields(self.n, self.n_requested), "outcome": self.outcome}
         out.update(_fields("p_success", self.p_success))

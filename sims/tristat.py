@@ -229,10 +229,12 @@ def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter
 
 def duel_extra(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, counts: np.ndarray,
                n: int) -> dict[str, Any]:
-    """The Tri-Stat fields of a simulated duel: the stat-limit warnings and, against total defence, P(still up)."""
-    out: dict[str, Any] = {"warnings": rules_mod.validate(rules, a, b)}
+    """The Tri-Stat fields of a simulated duel: the warnings (stat limits, slips) and, against total defence,
+    P(still up)."""
+    out: dict[str, Any] = {"warnings": rules_mod.warnings(rules, a, b)}
     side = rules_mod.total_defence_side(a, b)
     if side:
         out["total_defence"] = side
+        out["rounds_cap"] = rules.total_defence_rounds
         out.update(_fields("p_still_up", proportion(int(counts[UNFINISHED]), n)))
     return out

@@ -4,50 +4,59 @@ The simulator plays the exact chain's rules of :mod:`analysis.systems.tun`, so
 ``Options`` has no switch and the ``full`` and ``exact`` models are the same:
 the order fixed at the first round, each round's events (turns of
 ``actions_per_turn`` actions, delay, initiative skip, the last word) packed
-from :func:`analysis.systems.tun.schedule`, and after the first out, with
-``after_out = "finish"``, the winner's attacks on the helpless loser.  Every
-roll (3d6, 1d20 or 1d6x3) is one uniform drawn from the table of its equally
-likely outcomes; a duel kernel first turns each fighter's table into the Body
-trauma of every roll in each attack mode (ordinary, last word, on a helpless
-target), then draws from that.  Limits and rule constants come packed from
-the ruleset.
+from :func:`analysis.systems.tun.schedule`, the aimed-shot effects (a fighter
+disarmed, immobilised, or stunned with actions pending) and after the first
+out, with ``after_out = "finish"``, the winner's attacks on the helpless loser.
+Every roll (3d6, 1d20 or 1d6x3) is one uniform drawn from the table of its
+equally likely outcomes; a duel kernel first turns each fighter's table into
+the Body trauma of every roll for each pair of effect states and each attack
+mode (ordinary, last word, on a helpless target), then draws from that.
+Limits and rule constants come packed from the ruleset.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from numba import njit
 
-from analysis.engine import markov
 from analysis.systems import tun as rules_mod
-from sims.dice import _sample, outcome_table
+from sims import tun_groups, tun_tactics
+from sims.dice import _sample
 from sims.options import SimOptions
 from sims.results import (
     CHECK_SIZE,
     CRITICAL,
     DUEL_SIZE,
-    DYING,
     FUMBLE,
     HIST,
     HIST_OFFSET,
     MAX_ROUNDS,
-    OUT,
     SUCCESS,
-    UP,
     _tally,
+)
+from sims.tun_rolls import (
+    R_CRITS,
+    R_DEATH_MULTIPLE,
+    R_DYING_LAST_WORD,
+    R_EFFECT_ON_OUT,
+    R_FINISH,
+    R_FINISH_ATTACKS,
+    R_FINISH_LEVEL,
+    R_LAST_WORD_ACTIONS,
+    R_LAST_WORD_TRAUMA,
+    R_LE,
+    _level,
+    _outcome,
+    dice_table,
+    pack_rules,
 )
 
 # Packed attack (one attacker, one defender, one mode): limit, weapon n and b, the minimum and maximum of the
 # attacker's dice and their critical bonus.
 F_LIMIT, F_N, F_B, F_LO, F_HI, F_BONUS = range(6)
-# Packed rules: success on roll == limit, criticals, last word when dying, death multiple, last-word actions and
-# their trauma, finishing on, at most this many finishing attacks, the level finishing stops at.  (Whether there
-# is a last word at all is in the schedule.)
-(R_LE, R_CRITS, R_DYING_LAST_WORD, R_DEATH_MULTIPLE, R_LAST_WORD_ACTIONS, R_LAST_WORD_TRAUMA, R_FINISH,
- R_FINISH_ATTACKS, R_FINISH_LEVEL) = range(9)
 # Events of a round (from the exact engine's schedule): kind, side (0 = A, 1 = B), actions.
 E_KIND, E_SIDE, E_ACTIONS = range(3)
 ATTACKS, LAST_WORD = range(2)
@@ -58,6 +67,10 @@ X_MISS, X_HIT, X_CRITICAL, X_OUT, X_DYING, X_SUM, X_SQUARES = range(7)
 EXCHANGE_SIZE = 7
 # Rows of an attack table, one column per equally likely roll: Body trauma (0 on a miss), hit, critical.
 T_TRAUMA, T_HIT, T_CRITICAL = range(3)
+# Per side and effect state: its attacks reach the other; the effect state its hits set on the other (-1: none);
+# it is the side whose effect is a stun (its state: the actions it will lose).
+FX_REACH, FX_INFLICT, FX_STUN = range(3)
+FX_SIZE = 3
 
 CHECK_EXTRAS = ("p_critical", "p_fumble", "")
 
@@ -67,19 +80,6 @@ class Options(SimOptions):
     """ТУН has no rule the exact chain leaves out: nothing to switch."""
 
     where = "tun simulation options"
-
-
-def dice_table(dice: str) -> np.ndarray:
-    """The equally likely outcomes of a dice mode (216 for 3d6, 20 for 1d20, 6 for 1d6x3)."""
-    return {"3d6": outcome_table(range(1, 7), 3), "1d20": outcome_table(range(1, 21), 1),
-            "1d6x3": outcome_table(range(3, 19, 3), 1)}[dice]
-
-
-def pack_rules(rules: rules_mod.Rules) -> np.ndarray:
-    finish_level = min(markov.LETHAL[rules.lethal_at], markov.DYING)
-    return np.array([rules.success_rule == "le", rules.crits, rules.dying_last_word,
-                     rules.death_multiple, rules.last_word_actions, rules.last_word_trauma,
-                     rules.after_out == "finish", rules.finish_attacks, finish_level], dtype=np.int64)
 
 
 def pack_attack(rules: rules_mod.Rules, att: rules_mod.Fighter, dfn: rules_mod.Fighter,
@@ -108,18 +108,6 @@ def pack_schedule(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fig
 
 
 @njit(cache=True, nogil=True)
-def _outcome(v: int, limit: int, lo: int, hi: int, bonus: int, le: int, crits: int) -> tuple[bool, int, bool, bool]:
-    """A roll ``v`` against ``limit``: (success, effectiveness, critical success, critical failure)."""
-    crit = crits != 0 and v == lo
-    fumble = crits != 0 and v == hi
-    e = limit - v
-    success = (v < limit or (le != 0 and v == limit) or crit) and not fumble
-    if crit:
-        e = max(e, 0) + bonus
-    return success, e, crit, fumble
-
-
-@njit(cache=True, nogil=True)
 def _attack_table(f: np.ndarray, table: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Each equally likely roll of packed attack ``f`` as a column: (Body trauma, 0 on a miss; hit; critical)."""
     out = np.zeros((3, table.size), dtype=np.int64)
@@ -133,71 +121,90 @@ def _attack_table(f: np.ndarray, table: np.ndarray, r: np.ndarray) -> np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def _level(trauma: int, volume: int, death_multiple: int) -> int:
-    """UP, OUT (trauma >= volume) or DYING (trauma > death_multiple x volume)."""
-    return DYING if trauma > death_multiple * volume else OUT if trauma >= volume else UP
+def _act(h: np.ndarray, hit: np.ndarray, sizes: np.ndarray, fx: np.ndarray, vol: np.ndarray, r: np.ndarray,
+         t: np.ndarray, e: np.ndarray, side: int, mode: int, rng: np.random.Generator) -> bool:
+    """One action of ``side`` on the trauma and effect pairs ``t``, ``e`` (changed in place): a stunned fighter
+    loses it, one out of reach does nothing, any other attacks; whether it attacked."""
+    other = 1 - side
+    if fx[side, 0, FX_STUN] != 0 and e[side] > 0:
+        e[side] -= 1
+        return False
+    own, theirs = e[side], e[other]
+    if fx[side, own, FX_REACH] == 0:
+        return False
+    k = int(rng.random() * sizes[side])
+    t[other] += h[side, own, theirs, mode, k]
+    value = fx[side, own, FX_INFLICT]
+    if hit[side, own, theirs, mode, k] != 0 and value >= 0 and (r[R_EFFECT_ON_OUT] != 0 or t[other] < vol[other]):
+        e[other] = value
+    return True
 
 
 @njit(cache=True, nogil=True)
-def _draw(h: np.ndarray, sizes: np.ndarray, side: int, mode: int, rng: np.random.Generator) -> int:
-    """The Body trauma of one attack of ``side`` in ``mode`` (one uniform over its dice's outcomes)."""
-    return h[side, mode, int(rng.random() * sizes[side])]
-
-
-@njit(cache=True, nogil=True)
-def _play_round(h: np.ndarray, sizes: np.ndarray, vol: np.ndarray, events: np.ndarray, n_events: int,
-                r: np.ndarray, t: np.ndarray, rng: np.random.Generator) -> None:
-    """One round's events on the trauma pair ``t`` (changed in place)."""
-    for e in range(n_events):
-        side = events[e, E_SIDE]
+def _play_round(h: np.ndarray, hit: np.ndarray, sizes: np.ndarray, fx: np.ndarray, vol: np.ndarray,
+                events: np.ndarray, n_events: int, r: np.ndarray, t: np.ndarray, e: np.ndarray,
+                rng: np.random.Generator) -> None:
+    """One round's events on the trauma and effect pairs ``t``, ``e`` (changed in place)."""
+    for ev in range(n_events):
+        side = events[ev, E_SIDE]
         other = 1 - side
-        if events[e, E_KIND] == ATTACKS:
-            for _ in range(events[e, E_ACTIONS]):
+        if events[ev, E_KIND] == ATTACKS:
+            for _ in range(events[ev, E_ACTIONS]):
                 if t[side] >= vol[side] or t[other] >= vol[other]:
                     break
-                t[other] += _draw(h, sizes, side, M_NORMAL, rng)
+                _act(h, hit, sizes, fx, vol, r, t, e, side, M_NORMAL, rng)
         elif (t[side] >= vol[side] and t[other] < vol[other]
               and (r[R_DYING_LAST_WORD] != 0 or t[side] <= r[R_DEATH_MULTIPLE] * vol[side])):
             for _ in range(r[R_LAST_WORD_ACTIONS]):
                 if t[other] >= vol[other]:
                     break
-                t[other] += _draw(h, sizes, side, M_LAST_WORD, rng)
-                t[side] += r[R_LAST_WORD_TRAUMA]
+                if _act(h, hit, sizes, fx, vol, r, t, e, side, M_LAST_WORD, rng):
+                    t[side] += r[R_LAST_WORD_TRAUMA]
 
 
 @njit(cache=True, nogil=True)
-def _duel(packs: np.ndarray, dice: np.ndarray, sizes: np.ndarray, vol: np.ndarray, events: np.ndarray,
-          n_events: np.ndarray, r: np.ndarray, p_a_first: float, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n duels; counts laid out as in :mod:`sims.results`.  ``packs[side, mode]``: packed attacks (modes: ordinary,
-    last word, helpless); ``p_a_first``: P(A leads the order) (a d6 roll-off re-rolled on ties is a fair coin)."""
+def _duel(packs: np.ndarray, fx: np.ndarray, dice: np.ndarray, sizes: np.ndarray, vol: np.ndarray,
+          events: np.ndarray, n_events: np.ndarray, r: np.ndarray, p_a_first: float, n: int,
+          rng: np.random.Generator) -> np.ndarray:
+    """n duels; counts laid out as in :mod:`sims.results`.  ``packs[side, own state, other's state, mode]``: packed
+    attacks (modes: ordinary, last word, helpless); ``fx[side, own state]``: ``FX_*`` (see :func:`pack_effects`);
+    ``p_a_first``: P(A leads the order) (a d6 roll-off re-rolled on ties is a fair coin)."""
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
-    h = np.zeros((2, packs.shape[1], dice.shape[1]), dtype=np.int64)
+    states, modes = packs.shape[1], packs.shape[3]
+    h = np.zeros((2, states, states, modes, dice.shape[1]), dtype=np.int64)
+    hit = np.zeros_like(h)
     for s in range(2):
-        for m in range(packs.shape[1]):
-            h[s, m, :sizes[s]] = _attack_table(packs[s, m], dice[s, :sizes[s]], r)[T_TRAUMA]
+        for own in range(states):
+            for theirs in range(states):
+                for m in range(modes):
+                    table = _attack_table(packs[s, own, theirs, m], dice[s, :sizes[s]], r)
+                    h[s, own, theirs, m, :sizes[s]] = table[T_TRAUMA] * fx[s, own, FX_REACH]
+                    hit[s, own, theirs, m, :sizes[s]] = table[T_HIT] * fx[s, own, FX_REACH]
     kinds = events.shape[1]
     dm = r[R_DEATH_MULTIPLE]
     t = np.zeros(2, dtype=np.int64)
+    e = np.zeros(2, dtype=np.int64)
     for _ in range(n):
         first = 0 if p_a_first >= 1.0 else 1 if p_a_first <= 0.0 else (0 if rng.random() < p_a_first else 1)
-        t[0] = 0
-        t[1] = 0
+        t[:] = 0
+        e[:] = 0
         rounds = 0
         while True:
             rounds += 1
             if rounds > MAX_ROUNDS:
                 break
             k = min(rounds, kinds) - 1
-            _play_round(h, sizes, vol, events[first, k], n_events[first, k], r, t, rng)
+            _play_round(h, hit, sizes, fx, vol, events[first, k], n_events[first, k], r, t, e, rng)
             if t[0] >= vol[0] or t[1] >= vol[1]:
                 break
         finish = -1
         a_out, b_out = t[0] >= vol[0], t[1] >= vol[1]
         if rounds <= MAX_ROUNDS and r[R_FINISH] != 0 and a_out != b_out:
             victim = 0 if a_out else 1
+            w = 1 - victim
             finish = 0
             while finish < r[R_FINISH_ATTACKS] and _level(t[victim], vol[victim], dm) < r[R_FINISH_LEVEL]:
-                t[victim] += _draw(h, sizes, 1 - victim, M_HELPLESS, rng)
+                t[victim] += h[w, e[w], e[victim], M_HELPLESS, int(rng.random() * sizes[w])]
                 finish += 1
         _tally(out, rounds, _level(t[0], vol[0], dm), _level(t[1], vol[1], dm), finish)
     return out
@@ -246,23 +253,61 @@ def check_call(rules: rules_mod.Rules, args: rules_mod.CheckArgs) -> Callable[[i
     return lambda n, rng: _check(limit, table, lo, hi, bonus, le, crits, n, rng)
 
 
+def pack_effects(rules: rules_mod.Rules, a: rules_mod.Fighter,
+                 b: rules_mod.Fighter) -> tuple[np.ndarray, np.ndarray]:
+    """(packs[side, own state, other's state, mode], fx[side, own state, FX_*]): every attack as the two fighters'
+    effect states make it, and for each side and state whether it reaches, the effect state its hits set on the
+    other (-1: none) and whether it is the stunnable side.  A side has one state (0) unless the other's aimed hits
+    can change how it fights (:func:`analysis.systems.tun.effect_of`)."""
+    sides = ((a, b), (b, a))
+    kinds = [rules_mod.effect_of(rules, f, o) for f, o in sides]
+    counts = [len(set(rules_mod.duel_track(rules, f, o).classes)) for f, o in sides]
+    packs = np.zeros((2, max(counts), max(counts), len(rules_mod.MODES), F_BONUS + 1), dtype=np.int64)
+    fx = np.zeros((2, max(counts), FX_SIZE), dtype=np.int64)
+    for s, (att, dfn) in enumerate(sides):
+        for own in range(counts[s]):
+            me = rules_mod.acting(att, kinds[s], own)
+            fx[s, own] = (rules_mod.in_reach(rules, me), -1, kinds[s] == "stun")
+            if kinds[1 - s] and me.aim != "none":
+                fx[s, own, FX_INFLICT] = rules.stun_actions if kinds[1 - s] == "stun" else 1
+            for theirs in range(counts[1 - s]):
+                you = rules_mod.acting(dfn, kinds[1 - s], theirs)
+                for m, mode in enumerate(rules_mod.MODES):
+                    packs[s, own, theirs, m] = pack_attack(rules, me, you, mode)
+    return packs, fx
+
+
 def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, model: str,
               options: Options) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The duel kernel bound to a ruleset and two fighters (both models play the same rules)."""
+    rules_mod.check_reach(rules, {"A": a, "B": b})
     tables = (dice_table(a.dice), dice_table(b.dice))
     sizes = np.array([t.size for t in tables], dtype=np.int64)
     dice = np.zeros((2, sizes.max()), dtype=np.int64)
     for s, t in enumerate(tables):
         dice[s, :t.size] = t
-    packs = np.array([[pack_attack(rules, att, dfn, mode) for mode in rules_mod.MODES] for att, dfn in ((a, b), (b, a))])
+    packs, fx = pack_effects(rules, a, b)
     events, counts = pack_schedule(rules, a, b)
     vol = np.array([a.volume, b.volume], dtype=np.int64)
     pr, p_a_first = pack_rules(rules), rules_mod.first_mover(rules, a, b)[0]
-    return lambda n, rng: _duel(packs, dice, sizes, vol, events, counts, pr, p_a_first, n, rng)
+    return lambda n, rng: _duel(packs, fx, dice, sizes, vol, events, counts, pr, p_a_first, n, rng)
 
 
 def exchange_call(rules: rules_mod.Rules, att: rules_mod.Fighter,
                   dfn: rules_mod.Fighter) -> Callable[[int, np.random.Generator], np.ndarray]:
     """One attack of ``att`` on an unhurt ``dfn``, for :func:`sims.engine.run_chunks` (counts as ``X_*``)."""
+    rules_mod.check_reach(rules, {"the attacker": att})
     pf, pr, table = pack_attack(rules, att, dfn), pack_rules(rules), dice_table(att.dice)
     return lambda n, rng: _exchange(pf, table, dfn.volume, pr, n, rng)
+
+
+def policy_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter,
+                tables: Sequence[Any]) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """Duels played by a solved strategy's policy tables (:func:`sims.tun_tactics.policy_call`)."""
+    return tun_tactics.policy_call(rules, a, b, tables)
+
+
+def group_call(rules: rules_mod.Rules, side_a: Sequence[rules_mod.Fighter],
+               side_b: Sequence[rules_mod.Fighter]) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """Group fights of the two sides (:func:`sims.tun_groups.group_call`, for :func:`sims.api.simulate_group`)."""
+    return tun_groups.group_call(rules, side_a, side_b)

@@ -117,11 +117,12 @@ def pain(rules, marked):
 
 
 def stance_turn(rules, f, state):
-    """(attack modifier, state after) of a fighter's turn: state = (marked, tokens, trade holding, surprise to come)."""
+    """(attack modifier, state after) of a fighter's turn: state = (marked, tokens, stance holding, surprise to
+    come). A stance is declared on the fighter's own turn (RULES.md section 8): not defending holds from then on."""
     marked, tokens, _, _ = state
     stance = f.get("stance", "normal")
     if stance == "no_defense":
-        return rules["no_defense_bonus"], (marked, tokens, False, False)
+        return rules["no_defense_bonus"], (marked, tokens, True, False)
     cost = rules["trade_fatigue"] if rules["trade_cost"] == "fatigue" else 0
     if stance == "normal" or rules["track"][0] - marked[0] < cost:
         return 0, (marked, tokens, False, False)
@@ -131,7 +132,7 @@ def stance_turn(rules, f, state):
 
 def holding(rules, f, state):
     """The defense modifier of a trade still holding."""
-    if not state[2]:
+    if not state[2] or f["stance"] not in ("offensive", "defensive"):
         return 0
     return rules["trade_bonus"] if f["stance"] == "defensive" else -rules["trade_bonus"]
 
@@ -206,7 +207,7 @@ def duel_brute(rules, a, b):
         me, you = (sa, sb) if att_is_a else (sb, sa)
         att, dfn = (a, b) if att_is_a else (b, a)
         a_mod, mine = stance_turn(rules, att, me)
-        one_sided = me[3] or dfn["stance"] == "no_defense"
+        one_sided = me[3] or (dfn["stance"] == "no_defense" and you[2])   # declared on its own turn
         result = []
         for (dmg, spent_a, spent_d), p in outcomes(att_is_a, a_mod, pain(rules, mine[0]), me[1] > 0,
                                                    holding(rules, dfn, you), pain(rules, you[0]),
@@ -303,6 +304,9 @@ def test_gladiator_example_cli(capsys, extra, damage, marked):
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["hit"] is True and data["damage"] == damage and data["marked"] == marked
     assert data["variants"]["defense_clamp"] is not bool(extra)
+    # the output names the reading that reproduces the seed's arithmetic (the defense roll -2 taken as is)
+    assert len(data["notes"]) == 1 and "gladiator example" in data["notes"][0]
+    assert ("--variant defense_clamp=false reproduces it" in data["notes"][0]) is not bool(extra)
     for key in ("attack_total", "defense_total", "success", "offense", "defense_factors", "type_bonus_applied",
                 "soaked_by_fatigue", "steps", "rolls", "one_sided", "dodged"):
         assert key in data
@@ -311,7 +315,8 @@ def test_gladiator_example_cli(capsys, extra, damage, marked):
 def test_resolve_text_prints_every_step(capsys):
     assert main(["resolve", "kurs", "--a", "maximus", "--b", "tiberius", "--rolls", "attack=1,defense=-2"]) == 0
     out = capsys.readouterr().out
-    for words in ("= 5", "clamped from -2", "success 1", "type bonus +2", "light", "hit=true, damage=4, marked=light"):
+    for words in ("= 5", "clamped from -2", "success 1", "type bonus +2", "light", "hit=true, damage=4, marked=light",
+                  "note: the clamp counts the defense roll -2 as 0", "--variant defense_clamp=false reproduces it"):
         assert words in out
 
 
@@ -380,9 +385,14 @@ def test_resolve_one_sided_attacks():
     res = kurs.resolve(kurs.Rules(surprise="a"), att, dfn, {"attack": 1})
     assert (res.fields["one_sided"], res.fields["attack_total"], res.fields["defense_total"]) == (True, 2, 0)
     assert (res.damage, res.marked) == (3, "light")
-    # against a fighter who never defends: the same, and its dodge does not apply
+    # RULES.md section 8: a stance holds from the fighter's own turn; before its first it stands normal, so the
+    # first attack on a fighter with stance no_defense is opposed: 1 + 1 against 5 + 2 + 6 = 13, a miss
     careless = dfn.replace(stance="no_defense", effort_dodge="wound")
     res = kurs.resolve(kurs.Rules(), att, careless, {"attack": 1, "defense": 6})
+    assert (res.fields["one_sided"], res.fields["defense_total"], res.fields["kind"]) == (False, 13, "miss")
+    assert any("does not hold yet" in n for n in res.fields["notes"])
+    # a surprise needs no defense roll: one given is reported unused
+    res = kurs.resolve(kurs.Rules(surprise="a"), att, careless, {"attack": 1, "defense": 6})
     assert res.fields["one_sided"] and not res.fields["dodged"] and res.damage == 3
     assert any("not used" in s for s in res.steps)
     # a total of 0 is a graze, -1 a miss
@@ -537,7 +547,7 @@ def test_exchange_matches_enumeration(rules, a_spec, b_spec):
     res = kurs.exchange(lab_rules(rules), att, dfn)
     a, d = att.to_dict(), dfn.to_dict()
     a_mod, after = stance_turn(rules, a, ((0,) * 6, rules["luck"], False, rules["surprise"] == "a"))
-    one_sided = rules["surprise"] == "a" or d["stance"] == "no_defense"
+    one_sided = rules["surprise"] == "a"   # B has had no turn: whatever its stance, it stands normal
     kinds, damage, conditions = {}, {}, {}
     count = rules["dice"]
     n = len(rules["faces"]) ** (count if one_sided else 2 * count)
@@ -618,6 +628,56 @@ def test_small_duels_match_brute_force_recursion(rules, a_kw, b_kw):
         assert res.finish_attacks == pytest.approx(attacks / (wa + wb), rel=1e-9)
     else:
         assert res.finish_attacks is None and res.p_a_dying + res.p_b_dying < wa + wb
+
+
+# RULES.md section 8: «A К.У.Р.С. stance is declared at the start of the fighter's own turn and holds until its
+# next; before its first turn a fighter stands normal … `stance = no_defense` defends until its first turn, like
+# `offensive` and `defensive`.» Every stance, both prices of a trade, the dodge, on short tracks.
+SHORT = {**BOOK, "track": (2, 1, 1, 1, 1, 1)}
+STANCE_CLOCK = [
+    ({**SHORT, "trade_cost": cost}, fighter(attack_skill=1, weapon=3, stance=stance, effort_dodge="out"),
+     fighter(defense_skill=1, weapon=3, health=1, agility=1, effort_dodge=dodge))
+    for stance in kurs.STANCES for cost, dodge in (("complication", "never"), ("fatigue", "wound"))
+] + [
+    ({**SHORT, "trade_cost": "fatigue"}, fighter(weapon=4, agility=1, stance=stance, effort_dodge="wound"),
+     fighter(attack_skill=1, weapon=3, stance=other))
+    for stance, other in (("no_defense", "offensive"), ("defensive", "no_defense"), ("no_defense", "no_defense"))
+] + [
+    # a surprise: the surprising side's first turn is its own (its stance holds from that attack); the surprised
+    # side stands normal until its first turn (it cannot defend the surprise anyway)
+    ({**SHORT, "surprise": "a"}, fighter(attack_skill=1, weapon=3, stance="no_defense"),
+     fighter(weapon=3, stance="no_defense", effort_dodge="out")),
+    ({**SHORT, "surprise": "b", "surprise_first": False, "trade_cost": "fatigue"},
+     fighter(weapon=3, agility=1, stance="no_defense"), fighter(attack_skill=1, weapon=3, stance="offensive")),
+]
+
+
+@pytest.mark.parametrize("rules,a_kw,b_kw", STANCE_CLOCK)
+def test_stance_clock_matches_brute_force_recursion(rules, a_kw, b_kw):
+    res = kurs.duel(lab_rules(rules), kurs.Fighter(**a_kw), kurs.Fighter(**b_kw)).solution
+    wa, wb, da, db, rounds, _ = duel_brute(rules, a_kw, b_kw)
+    assert (res.p_a_wins, res.p_b_wins, res.p_a_dying, res.p_b_dying) == pytest.approx((wa, wb, da, db), abs=1e-9)
+    assert res.mean_rounds == pytest.approx(rounds, rel=1e-9)
+
+
+def test_no_defense_defends_until_its_first_turn():
+    """By hand: A always attacks first (agility 13 + 3dK > 0 + 3dK) and only A can put the other out in one blow,
+    so P(the fight ends in round 1) = P(A's first attack marks incapacitated or dying).  B has not had a turn, so
+    that attack is opposed even with B's stance no_defense; from round 2 on it is one-sided."""
+    rules = {**BOOK, "soak": "never"}
+    a = fighter(attack_skill=2, weapon=6, agility=13, health=2)
+    pmf = dice_pmf(FACES["default"])
+
+    def down(one_sided):  # damage = success + 6 >= 8 marks incapacitated or dying (no soak)
+        return sum(p * q for r, p in pmf.items() for d, q in ([(0, 1.0)] if one_sided else pmf.items())
+                   if (m := 2 + r - (0 if one_sided else 3 + counted(rules, d))) > 0 and m + 6 >= 8)
+
+    for stance in kurs.STANCES:
+        b = fighter(defense_skill=3, stance=stance)
+        res = kurs.duel(lab_rules(rules), kurs.Fighter(**a), kurs.Fighter(**b)).solution
+        assert res.rounds[1] == pytest.approx(down(False), abs=1e-12), stance
+        assert res.p_a_wins == pytest.approx(duel_brute(rules, a, b)[0], abs=1e-10)
+    assert down(True) > 2 * down(False)   # the old timing (undefended from the start) would differ
 
 
 def test_surprise_goes_first_and_is_one_sided():
@@ -945,3 +1005,31 @@ def test_bad_input_gets_one_clear_line(capsys, argv, words):
     assert code == 2 and err.count("\n") == 1
     for w in words:
         assert w in err
+
+
+# ------------------------------------------------------------------ setups that are almost surely a slip
+@pytest.mark.parametrize("variant,policy,words", [
+    # «the dodge … not against one-sided attacks» and no_defense makes every attack on it one-sided from its turn
+    ({}, dict(stance="no_defense", effort_dodge="wound"), ["dodges only before its first turn"]),
+    (dict(track=(0, 2, 1, 1, 1, 1)), dict(effort_dodge="out"), ["never applies", "0 fatigue box"]),
+    (dict(dodge_fatigue=5), dict(effort_dodge="wound"), ["dodge_fatigue = 5"]),
+    (dict(trade_cost="fatigue", trade_fatigue=5), dict(stance="offensive"), ["never paid for", "every turn is plain"]),
+    (dict(trade_bonus=0), dict(stance="defensive"), ["trade_bonus = 0 changes no total"]),
+    (dict(trade_bonus=0, trade_cost="fatigue"), dict(stance="offensive"), ["still costs fatigue"]),
+])
+def test_slips_are_warned_not_refused(variant, policy, words):
+    rules = kurs.Rules(**variant)
+    a, b = load_fighter(SYSTEM, "trained_armed").replace(**policy), load_fighter(SYSTEM, "novice_armed")
+    outputs = [kurs.duel(rules, a, b).to_dict(), kurs.exchange(rules, b, a).to_dict(),
+               kurs.resolve(rules, a, b, {"attack": 0, "defense": 0}).to_dict()]
+    for data in outputs:
+        assert len(data["warnings"]) == 1 and all(w in data["warnings"][0] for w in words), data["warnings"]
+    assert kurs.slips(rules, b, b) == []
+
+
+def test_a_kurs_slip_reaches_the_cli(capsys):
+    code = main(["duel", "kurs", "--a", "archetype=maximus,stance=no_defense,effort_dodge=out", "--b", "tiberius"])
+    out = capsys.readouterr().out
+    assert code == 0 and "warning: kurs fighter 'inline fighter': effort_dodge = out with stance = no_defense" in out
+    assert kurs.duel(kurs.Rules(), load_fighter(SYSTEM, "maximus"), load_fighter(SYSTEM, "tiberius")).to_dict()[
+        "warnings"] == []

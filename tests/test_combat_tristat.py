@@ -673,3 +673,91 @@ def test_fighter_from_files(tmp_path):
     json_f = load_fighter(SYSTEM, str(tmp_path / "hero.json"))
     assert toml_f.armor == 3 and toml_f.body == 5 and toml_f.name == "hero" and toml_f.block and toml_f.block_armor == 4
     assert json_f.body == 6 and json_f.weapon_damage == 12 and json_f.name == "hero" and json_f.stance == "total_defence"
+
+
+# -------------------------------------------------------------------- setups that are almost surely a slip
+@pytest.mark.parametrize("rules_kw,dfn_kw,att_kw,words", [
+    # RULES.md: the object's armour absorbs and damage >= 5 x block_armor destroys it: armour 0 absorbs nothing
+    # and any damage (>= 0) breaks it, while a plain dodge that succeeds stops the hit
+    ({}, dict(block=True), {}, ["block = true with block_armor = 0", "breaks on the first successful block"]),
+    ({}, dict(block=True, block_armor=3), dict(weapon_range="ranged"), ["never applies", "ranged weapon"]),
+    ({}, dict(block_armor=3), {}, ["without block = true"]),
+    ({}, dict(block_ranged=True), {}, ["without block = true"]),
+])
+def test_slips_are_warned_not_refused(rules_kw, dfn_kw, att_kw, words):
+    rules = tristat.Rules(**rules_kw)
+    att = load_fighter(SYSTEM, "trained_armed").replace(**att_kw)
+    dfn = load_fighter(SYSTEM, "veteran").replace(**dfn_kw)
+    outputs = [tristat.duel(rules, att, dfn).to_dict(), tristat.duel(rules, dfn, att).to_dict(),
+               tristat.exchange(rules, att, dfn).to_dict(),
+               tristat.resolve(rules, att, dfn, {"attack": 12}).to_dict()]
+    for data in outputs:
+        assert len(data["warnings"]) == 1 and all(w in data["warnings"][0] for w in words), data["warnings"]
+        assert "'veteran'" in data["warnings"][0]
+
+
+def test_no_slip_without_one():
+    rules = tristat.Rules()
+    att, dfn = load_fighter(SYSTEM, "trained_armed"), load_fighter(SYSTEM, "veteran")
+    for b in (dfn, dfn.replace(block=True, block_armor=3), dfn.replace(block=True, block_armor=3, block_ranged=True)):
+        assert tristat.slips(rules, att, b) == []
+    archer = att.replace(weapon_range="ranged")
+    assert tristat.slips(rules, archer, dfn) == tristat.slips(rules, archer, dfn.replace(block=True, block_armor=3,
+                                                                                         block_ranged=True)) == []
+    # a block that negates does not need the object's armour
+    assert tristat.slips(tristat.Rules(block_rule="negate"), att, dfn.replace(block=True)) == []
+
+
+def test_a_slip_reaches_the_cli_and_the_variants_table(capsys):
+    code = main(["duel", "tristat", "--a", "trained_armed", "--b", "archetype=veteran,block=true"])
+    out = capsys.readouterr().out
+    assert code == 0 and "warning: tristat fighter 'inline fighter': block = true with block_armor = 0" in out
+    from analysis.tools.variants import policy_effects
+
+    a = load_fighter(SYSTEM, "trained_armed")
+    notes = {e.label: e.warnings for e in policy_effects(SYSTEM, tristat.Rules(), a, a, workers=1)}
+    assert "block_armor = 0" in notes["block=true"][0] and notes["stance=total_defence"] == ()
+
+
+# -------------------------------------------------------------------- a capped fight, conditional means
+def test_total_defence_ends_at_the_cap_and_says_so(capsys):
+    rules = tristat.Rules()
+    att, turtle = load_fighter(SYSTEM, "trained_armed"), load_fighter(SYSTEM, "trained_armed").replace(
+        stance="total_defence")
+    data = tristat.duel(rules, att, turtle).to_dict()
+    p = data["p_stalemate"]
+    assert 0 < p < 1 and data["p_still_up"] == p
+    assert data["never_ends"] is False and data["rounds_cap"] == 10 and data["rounds_conditional"] is True
+    assert "ends at the 10-round cap" in data["order"]
+    assert "never" not in data["rounds_note"] and "at the 10-round cap with nobody out" in data["rounds_note"]
+    assert data["conditional_on"]["mean_rounds"] == (f"the fights where someone goes out before the 10-round cap, "
+                                                     f"p = {1 - p:.6g}")
+    assert max(int(r) for r in data["rounds"]) <= 10
+    assert main(["duel", "tristat", "--a", "trained_armed", "--b", "archetype=trained_armed,stance=total_defence"]) == 0
+    out = capsys.readouterr().out
+    assert "never ends" not in out and "10-round cap" in out
+
+
+def test_a_turtle_nobody_can_hurt_ends_every_fight_at_the_cap(capsys):
+    rules = tristat.Rules(total_defence_rounds=3)
+    att, turtle = load_fighter(SYSTEM, "novice"), load_fighter(SYSTEM, "veteran").replace(stance="total_defence",
+                                                                                          armor=50)
+    data = tristat.duel(rules, att, turtle).to_dict()
+    assert data["p_stalemate"] == 1 and data["mean_rounds"] is None and data["never_ends"] is False
+    assert data["rounds_note"] == "every fight ends at the 3-round cap with nobody out"
+    assert main(["duel", "tristat", "--a", "novice", "--b", "archetype=veteran,stance=total_defence,armor=50",
+                 "--variant", "total_defence_rounds=3"]) == 0
+    assert "rounds: every fight ends at the 3-round cap with nobody out" in capsys.readouterr().out
+
+
+def test_conditional_means_say_what_they_are_conditional_on(capsys):
+    a = load_fighter(SYSTEM, "trained_armed")
+    plain = tristat.duel(tristat.Rules(), a, a).to_dict()
+    assert plain["conditional_on"] == {} and plain["p_stalemate"] == 0
+    done = tristat.duel(tristat.Rules(after_out="finish"), a, a).to_dict()
+    one_out = done["p_a_wins"] + done["p_b_wins"]
+    assert 0 < one_out < 1 and done["p_both_out"] > 0   # simultaneous attacks: some fights have no finishing phase
+    assert done["conditional_on"] == {
+        "mean_finish_attacks": f"the fights that end with exactly one side out, p = {one_out:.6g}"}
+    assert main(["duel", "tristat", "--a", "trained_armed", "--b", "trained_armed", "--variant", "after_out=finish"]) == 0
+    assert f"(over the fights that end with exactly one side out, p = {one_out:.6g})" in capsys.readouterr().out

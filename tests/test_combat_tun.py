@@ -97,13 +97,50 @@ def round_turns(first, second, policy, n, cost, rnd):
     return [(lead, actions), (follow, n)]
 
 
+PART = {"arm": 0, "hand": 0, "leg": 1, "foot": 1, "knee": 1, "head": 2}
+"""Which effect a hit on each part gives, from the seed: «в ногу, что бы обездвижить», «в руку — что бы он не мог
+ничего держать», «в голову, что бы оглушить»: (disarmed, immobilised, stunned actions pending)."""
+FRESH = (0, 0, 0)
+
+
+def acting_sheet(x, effects):
+    """The fighter as it fights: disarmed, with its fists (melee, E*1 + 0, no aimed shot); immobilised, it does not
+    move."""
+    disarmed, immobilised, _ = effects
+    y = dict(x)
+    if disarmed:
+        y.update(ranged=False, weapon_n=1, weapon_b=0, aim="none")
+    if immobilised:
+        y["moving"] = False
+    return y
+
+
+def reaches(x, r):
+    return x["ranged"] or r["distance"] <= r["melee_reach"]
+
+
+def after_hit(effects, att, r, stays_up):
+    """The target's effects after a hit of ``att`` (as it fights): its aim's effect, per ``aim_effects``; a head
+    hit sets the lost actions to ``stun_actions`` (renewed, not added)."""
+    if att["aim"] == "none" or r["aim_effects"] == "none" or (r["aim_effects"] == "while_up" and not stays_up):
+        return effects
+    out = list(effects)
+    k = PART[att["aim"]]
+    out[k] = r["stun_actions"] if k == 2 else 1
+    return tuple(out)
+
+
 def duel_brute(a, b, r):
-    """Every figure of a duel by recursion over (round, trauma A, trauma B), walked action by action.
+    """Every figure of a duel by recursion over (round, trauma and effects of A, of B), walked action by action.
 
     After every turn, a fighter put out whose own turn has not yet come this round speaks its last word
     (``last_word_actions`` actions, each while the other is up and costing ``last_word_trauma``; a dying
     fighter only under ``dying_last_word``).  Rounds from the third repeat.  With ``after_out=finish`` the
     winner then attacks the helpless loser until it is dying or ``finish_attacks`` attacks are made.
+    Aimed shots: a fighter with stunned actions pending loses its next action (no attack, no last-word trauma);
+    a melee fighter (or a disarmed one) beyond ``melee_reach`` does nothing, and in finishing each of its attacks
+    misses.  Every hit must wound (E >= 1 or b >= 1): then a round either changes nothing or moves forward, and
+    the only loop is a round that changes nothing (divided out).
     Floats: the self-loop divisions make exact fractions grow without bound.
     """
     f = {"a": a, "b": b}
@@ -111,101 +148,114 @@ def duel_brute(a, b, r):
     line = {s: r["death_multiple"] * v for s, v in vol.items()}
     cap = {s: line[s] + 1 for s in f}
     other = {"a": "b", "b": "a"}
-    pmf = {}
-    for s in "ab":
-        for mode in ("normal", "last_word", "helpless"):
-            acc = {}
-            for p, t in attack_brute(f[s], f[other[s]], r, mode):
-                acc[t or 0] = acc.get(t or 0, 0) + float(p)
-            pmf[s, mode] = list(acc.items())
     policy = {s: x["turn_policy"] for s, x in f.items()}
+
+    @lru_cache(maxsize=None)
+    def pmf(s, mine, theirs, mode):
+        """((trauma, hit), p) of one attack of s as it fights on the other as it stands."""
+        acc = {}
+        for p, t in attack_brute(acting_sheet(f[s], mine), acting_sheet(f[other[s]], theirs), r, mode):
+            acc[t or 0, t is not None] = acc.get((t or 0, t is not None), 0) + float(p)
+        return tuple(acc.items())
 
     def up(s, t):
         return t[s] < vol[s]
 
-    def hit(dist, s, mode, cost=0):
-        """s attacks the other once in each state of ``dist`` where both (or, speaking, the other) are up."""
+    def act(dist, s, mode, cost=0):
+        """s acts once in each state of ``dist`` where the other is up (and s too, unless it speaks)."""
         o = other[s]
         nxt = {}
-        for (ta, tb, spoke), p in dist.items():
-            t = {"a": ta, "b": tb}
+
+        def put(t, e, spoke, p):
+            key = (t["a"], e["a"], t["b"], e["b"], spoke)
+            nxt[key] = nxt.get(key, 0.0) + p
+
+        for (ta, ea, tb, eb, spoke), p in dist.items():
+            t, e = {"a": ta, "b": tb}, {"a": ea, "b": eb}
+            att = acting_sheet(f[s], e[s])
             if not up(o, t) or (mode == "normal" and not up(s, t)):
-                nxt[ta, tb, spoke] = nxt.get((ta, tb, spoke), 0.0) + p
-                continue
-            for d, q in pmf[s, mode]:
-                u = dict(t)
-                u[o] = min(u[o] + d, cap[o])
-                u[s] = min(u[s] + cost, cap[s])
-                key = (u["a"], u["b"], spoke)
-                nxt[key] = nxt.get(key, 0.0) + p * q
+                put(t, e, spoke, p)
+            elif e[s][2]:
+                put(t, {**e, s: e[s][:2] + (e[s][2] - 1,)}, spoke, p)
+            elif not reaches(att, r):
+                put(t, e, spoke, p)
+            else:
+                for (d, hit), q in pmf(s, e[s], e[o], mode):
+                    u = {**t, o: min(t[o] + d, cap[o]), s: min(t[s] + cost, cap[s])}
+                    put(u, {**e, o: after_hit(e[o], att, r, u[o] < vol[o]) if hit else e[o]}, spoke, p * q)
         return nxt
 
-    def play(ta, tb, rnd, first):
-        dist = {(ta, tb, ""): 1.0}
+    def play(state, rnd, first):
+        dist = {state + ("",): 1.0}
         came = set()
         n = r["actions_per_turn"]
         for side, k in round_turns(first, other[first], policy, n, r["initiative_skip_cost"], rnd):
             came.add(side)
             for _ in range(k):
-                dist = hit(dist, side, "normal")
+                dist = act(dist, side, "normal")
             for x in "ab":
                 if x in came or not r["last_word"]:
                     continue
                 speaking = {}
-                for (sa, sb, spoke), p in dist.items():
-                    t = {"a": sa, "b": sb}
+                for (ta, ea, tb, eb, spoke), p in dist.items():
+                    t = {"a": ta, "b": tb}
                     ready = not up(x, t) and up(other[x], t) and x not in spoke
                     ready = ready and (r["dying_last_word"] or t[x] <= line[x])
-                    key = (sa, sb, spoke + x if ready else spoke)
+                    key = (ta, ea, tb, eb, spoke + x if ready else spoke)
                     speaking[key] = speaking.get(key, 0.0) + p
-                rest = {k: p for k, p in speaking.items() if x not in k[2]}
-                talk = {k: p for k, p in speaking.items() if x in k[2]}
+                rest = {k: p for k, p in speaking.items() if x not in k[4]}
+                talk = {k: p for k, p in speaking.items() if x in k[4]}
                 for _ in range(r["last_word_actions"]):
-                    talk = hit(talk, x, "last_word", r["last_word_trauma"])
+                    talk = act(talk, x, "last_word", r["last_word_trauma"])
                 dist = rest
                 for k, p in talk.items():
                     dist[k] = dist.get(k, 0.0) + p
         out = {}
-        for (sa, sb, _), p in dist.items():
-            out[sa, sb] = out.get((sa, sb), 0.0) + p
+        for key, p in dist.items():
+            out[key[:4]] = out.get(key[:4], 0.0) + p
         return out
 
     @lru_cache(maxsize=None)
-    def finish(victim, t, left):
-        """(P(victim dying), E[attacks]) of the winner's attacks on the helpless victim."""
+    def finish(victim, t, left, winner_effects):
+        """(P(victim dying), E[attacks]) of the winner's attacks on the helpless victim (stuns do not count here:
+        the victim cannot act, so the winner's attacks only wait)."""
         if t > line[victim] or left == 0:
             return float(t > line[victim]), 0.0
+        w = other[victim]
+        can = reaches(acting_sheet(f[w], winner_effects), r)
+        dist = pmf(w, winner_effects, FRESH, "helpless") if can else (((0, False), 1.0),)
         dying, attacks = 0.0, 1.0
-        for d, q in pmf[other[victim], "helpless"]:
-            pd, pa = finish(victim, min(t + d, cap[victim]), left - 1)
+        for (d, _), q in dist:
+            pd, pa = finish(victim, min(t + d, cap[victim]), left - 1, winner_effects)
             dying += q * pd
             attacks += q * pa
         return dying, attacks
 
-    def end(ta, tb):
+    def end(ta, ea, tb, eb):
         """(A wins, B wins, both out, A dying, B dying, rounds 0, finishing attacks, one side out)."""
-        t = {"a": ta, "b": tb}
+        t, e = {"a": ta, "b": tb}, {"a": ea, "b": eb}
         dying = {s: float(t[s] > line[s]) for s in "ab"}
         attacks, one = 0.0, float(up("a", t) != up("b", t))
         if r["after_out"] == "finish" and one:
             victim = "a" if up("b", t) else "b"
-            dying[victim], attacks = finish(victim, t[victim], r["finish_attacks"])
+            dying[victim], attacks = finish(victim, t[victim], r["finish_attacks"], e[other[victim]])
         return (float(up("a", t) and not up("b", t)), float(up("b", t) and not up("a", t)),
                 float(not up("a", t) and not up("b", t)), dying["a"], dying["b"], 0.0, attacks, one)
 
     def solve(first):
         @lru_cache(maxsize=None)
-        def value(rnd, ta, tb):
-            if not (up("a", {"a": ta, "b": tb}) and up("b", {"a": ta, "b": tb})):
-                return end(ta, tb)
-            nxt = play(ta, tb, rnd, first)
-            stay = nxt.pop((ta, tb), 0.0) if rnd == 3 else 0.0
+        def value(rnd, *state):
+            ta, ea, tb, eb = state
+            if not (up("a", {"a": ta}) and up("b", {"b": tb})):
+                return end(*state)
+            nxt = play(state, rnd, first)
+            stay = nxt.pop(state, 0.0) if rnd == 3 else 0.0
             acc = [0.0] * 5 + [1.0, 0.0, 0.0]
-            for (na, nb), p in nxt.items():
-                for k, v in enumerate(value(min(rnd + 1, 3), na, nb)):
+            for key, p in nxt.items():
+                for k, v in enumerate(value(min(rnd + 1, 3), *key)):
                     acc[k] += p * v
             return tuple(x / (1 - stay) for x in acc)
-        return value(1, 0, 0)
+        return value(1, 0, FRESH, 0, FRESH)
 
     keys = {"body": ["body"], "roll": [], "reaction": ["reaction", "body"]}[r["turn_order"]]
     p_a = 0.5
@@ -230,36 +280,72 @@ def rules_dict(**changes):
 
 
 # ------------------------------------------------------ the seed's worked examples
-def test_red_throws_a_knife_at_blue_under_the_agreed_convention():
+def test_red_throws_a_knife_at_blue():
     """«Заранее договорено, что рефлекторная защита в бою зависит от Телесной защиты»: 13 + 6 - 6, hit below 13.
 
-    Red's throw is ranged; the seed's limit needs ranged_defense=defends.  By default a ranged attack counts
-    Blue's defense only while Blue moves: standing Blue gives 13 + 6 = 19, a moving Blue the seed's 13."""
+    Red's throw is ranged; by default (ranged_defense=defends) Blue's reflexive dodge counts because Blue
+    defends, as the seed's limit needs.  Under the variant ranged_defense=moving, standing Blue gives 13 + 6 = 19
+    and only a moving Blue the seed's 13."""
     red, blue = fighter("red"), fighter("blue")
-    assert red.ranged and (blue.body + 1) // 2 == 6 == blue.derived(tun.Rules())["body_defense"]
-    agreed = tun.Rules(ranged_defense="defends")
-    assert tun.attack_limit(agreed, red, blue) == 13
+    assert red.ranged and blue.defends and (blue.body + 1) // 2 == 6 == blue.derived(tun.Rules())["body_defense"]
+    default = tun.Rules()
+    assert tun.attack_limit(default, red, blue) == 13
     below = Fraction(sum(1 for r, _ in enumerate_dice(range(1, 7), 3) if sum(r) < 13), 216)
     at_most = Fraction(sum(1 for r, _ in enumerate_dice(range(1, 7), 3) if sum(r) <= 13), 216)
     assert below == Fraction(160, 216) and at_most == Fraction(181, 216)
-    assert tun.exchange(agreed, red, blue).p_hit == pytest.approx(float(below), abs=1e-12)
-    assert tun.exchange(agreed.replace(success_rule="le"), red, blue).p_hit == pytest.approx(float(at_most), abs=1e-12)
-    default = tun.Rules()
-    assert tun.attack_limit(default, red, blue) == 19
-    assert tun.exchange(default, red, blue).p_hit == pytest.approx(1, abs=1e-12)
-    assert tun.attack_limit(default, red, blue.replace(moving=True)) == 13
+    assert tun.exchange(default, red, blue).p_hit == pytest.approx(float(below), abs=1e-12)
+    assert tun.exchange(default.replace(success_rule="le"), red, blue).p_hit == pytest.approx(float(at_most), abs=1e-12)
+    moving = tun.Rules(ranged_defense="moving")
+    assert tun.attack_limit(moving, red, blue) == 19
+    assert tun.exchange(moving, red, blue).p_hit == pytest.approx(1, abs=1e-12)
+    assert tun.attack_limit(moving, red, blue.replace(moving=True)) == 13
+    assert tun.attack_limit(default, red, blue.replace(defends=False)) == 19
 
 
 def test_knife_trauma_is_e_times_two_plus_one():
     """The seed: E = 2 with a weapon 'E*2 + 1, ТТ' inflicts 2*2 + 1 = 5 Body trauma."""
     red, blue = fighter("red"), fighter("blue")
-    agreed = tun.Rules(ranged_defense="defends")
+    agreed = tun.Rules()
     res = tun.resolve(agreed, red, blue, {"attack": 11})
     assert res.hit and res.fields["effectiveness"] == 2 and res.damage == 5 and res.marked == 5
     assert res.fields["limit"] == 13 and res.fields["trauma_after"] == 5 and res.fields["condition"] == "up"
     assert not tun.resolve(agreed, red, blue, {"attack": 13}).hit
     edge = tun.resolve(agreed.replace(success_rule="le"), red, blue, {"attack": 13})
     assert edge.hit and edge.fields["effectiveness"] == 0 and edge.damage == 1
+
+
+def test_the_seeds_critical_bonuses_are_the_values_nearest_ten_percent():
+    """«эффективность увеличивается на то значение из таблицы …, где шанс выкинуть ≤ этого значения максимально
+    близок к 10%»: 6 for 3d6, 2 for 1d20, 3 for 1d6x3."""
+    for dice, printed in (("3d6", 6), ("1d20", 2), ("1d6x3", 3)):
+        rolls = tun_rolls(dice)
+        faces = sorted({v for v, _ in rolls})
+        nearest = min(faces, key=lambda v: abs(sum((p for x, p in rolls if x <= v), Fraction(0)) - Fraction(1, 10)))
+        assert nearest == printed == tun.crit_bonus(tun.Rules(), dice)
+
+
+def test_the_seeds_dice_average_ten_and_a_half():
+    """«У 3к6 … в среднем 10,5»; the same for 1к20 and 1к6x3."""
+    for dice in tun.DICE_MODES:
+        assert sum((v * p for v, p in tun_rolls(dice)), Fraction(0)) == Fraction(21, 2)
+        assert tun.roll(dice).mean() == pytest.approx(10.5, abs=1e-12)
+
+
+def test_the_seeds_out_and_dying_thresholds():
+    """«Когда сумма усталости и травм равна объёму ресурса … теряет сознание»; «значение травм становится больше
+    ресурса умноженного на 2 … умирает»: Blue's volume 12: 11 up, 12 out, 24 out, 26 dying (Red's limit 13)."""
+    red, blue = fighter("red"), fighter("blue")
+    for (n, b, roll), (trauma, condition) in (((1, 10, 12), (11, "up")), ((2, 10, 12), (12, "out")),
+                                              ((2, 20, 11), (24, "out")), ((2, 20, 10), (26, "dying"))):
+        res = tun.resolve(tun.Rules(), red.replace(weapon_n=n, weapon_b=b), blue, {"attack": roll})
+        assert (res.damage, res.fields["condition"]) == (trauma, condition)
+
+
+def test_the_seeds_two_shots_standing_or_moving_at_minus_one():
+    """«можно два раза выстрелить без штрафов, а можно стрелять передвигаясь со штрафами -1»."""
+    red, blue = fighter("red"), fighter("blue")
+    assert tun.schedule(tun.Rules(), red, blue, "a")[0][0] == ("attacks", "a", 2)
+    assert tun.attack_limit(tun.Rules(), red.replace(moving=True), blue) == tun.attack_limit(tun.Rules(), red, blue) - 1
 
 
 SHOOTING_TABLE = {0: [0, -1, -2, -3], 1: [-1, -2, -3, -4], 3: [-3, -4, -5, -6], 4: [-4, -5, -6, -7]}
@@ -270,7 +356,7 @@ distance band 0-10, 10-20, 20-30, 30-40 m."""
 @pytest.mark.parametrize("size", sorted(SHOOTING_TABLE))
 def test_the_seeds_shooting_table(size):
     man = tun.Fighter(body=10, ranged=True)
-    target = tun.Fighter(body=10, size=size)  # standing still: no defense against a shot
+    target = tun.Fighter(body=10, size=size, defends=False)  # the table is «без учёта Защиты»: no defense
     for band, printed in enumerate(SHOOTING_TABLE[size]):
         rules = tun.Rules(distance=10 * band + 5)
         assert tun.attack_limit(rules, man, target) - 10 == printed
@@ -279,7 +365,7 @@ def test_the_seeds_shooting_table(size):
 
 
 def test_the_seeds_aim_table():
-    shooter, target = tun.Fighter(body=10, ranged=True), tun.Fighter(body=10)
+    shooter, target = tun.Fighter(body=10, ranged=True), tun.Fighter(body=10, defends=False)
     for aim, penalty in AIM_TABLE.items():
         assert tun.attack_limit(tun.Rules(), shooter.replace(aim=aim), target) == 10 - penalty
 
@@ -417,7 +503,7 @@ def test_exchange_matches_enumeration(a_name, b_name, variants, change):
 
 def test_resolve_conditions_and_criticals():
     red, blue = fighter("red"), fighter("blue")
-    agreed = tun.Rules(ranged_defense="defends")
+    agreed = tun.Rules()
     out = tun.resolve(agreed, red, blue, {"attack": 5})  # E = 8: 17 trauma >= volume 12
     assert out.damage == 17 and out.fields["condition"] == "out"
     crit = tun.resolve(agreed.replace(crits=True), red, blue, {"attack": 3})  # E = 10 + 6: 33 > 2 x 12
@@ -441,10 +527,11 @@ SMALL = [
     (dict(body=6, attack_feature=4, dice="1d20", defends=False), dict(body=3, attack_feature=10, extra_volume=2),
      {"crits": True, "success_rule": "le"}),
     # shooting: distance, size, a moving target, aimed shots, the agreed convention, size both ways
-    (dict(body=5, attack_feature=9, ranged=True, aim="leg"), dict(body=5, attack_feature=8, moving=True, size=1),
-     {"distance": 25}),
-    (dict(body=5, attack_feature=9, ranged=True), dict(body=4, attack_feature=8, size=-1, weapon_b=1),
-     {"distance": 12, "ranged_defense": "defends", "size_bonus": True}),
+    (dict(body=5, attack_feature=9, ranged=True, aim="leg"),
+     dict(body=5, attack_feature=8, moving=True, size=1, ranged=True), {"distance": 25}),
+    (dict(body=5, attack_feature=9, ranged=True, moving=True), dict(body=4, attack_feature=8, size=-1, weapon_b=1,
+                                                                   ranged=True),
+     {"distance": 12, "ranged_defense": "moving", "size_bonus": True}),
     (dict(body=4, attack_feature=7, moving=True, weapon_n=2), dict(body=5, attack_feature=6, size=1), {"crits": True}),
     # turns: reaction, delay, initiative skip, both
     (dict(body=4, attack_feature=8, reaction=1), dict(body=5, attack_feature=7, weapon_b=1), {"turn_order": "reaction"}),
@@ -468,7 +555,7 @@ SMALL = [
      {"death_multiple": 1, "last_word_trauma": 2, "after_out": "finish"}),
     (dict(body=4, attack_feature=8, weapon_n=2), dict(body=5, attack_feature=7),
      {"actions_per_turn": 1, "last_word_actions": 2}),
-    (dict(body=5, attack_feature=7, ranged=True, aim="arm"), dict(body=5, attack_feature=6, moving=True),
+    (dict(body=5, attack_feature=7, ranged=True, aim="arm"), dict(body=5, attack_feature=6, moving=True, ranged=True),
      {"defense_divisor": 5, "moving_penalty": 2, "aim_penalty_arm": 0, "distance": 40, "distance_step": 20,
       "distance_penalty": 2}),
 ]
@@ -492,6 +579,159 @@ def test_small_duels_match_brute_force_recursion(a_kw, b_kw, variants):
     else:
         assert s.finish_attacks is None
     assert s.states <= SYSTEM.duel_states(rules, a, b)
+
+
+AIMED = [
+    # disarm: an armed fighter fights on with its fists; a thrower disarmed beyond reach can do nothing
+    (dict(body=5, attack_feature=12, ranged=True, aim="hand"), dict(body=5, attack_feature=8, weapon_n=2, weapon_b=1),
+     {}),
+    (dict(body=4, attack_feature=7, ranged=True, aim="arm", weapon_b=1), dict(body=4, attack_feature=9, weapon_n=2,
+                                                                             weapon_b=1), {"after_out": "finish"}),
+    (dict(body=4, attack_feature=9, ranged=True, aim="arm", weapon_b=1),
+     dict(body=5, attack_feature=9, ranged=True, weapon_n=2), {"distance": 15, "after_out": "finish"}),
+    # immobilise: no moving defence under ranged_defense=moving, no moving penalty on its own attacks
+    (dict(body=4, attack_feature=12, ranged=True, aim="knee"), dict(body=5, attack_feature=9, moving=True, ranged=True,
+                                                                   weapon_b=1),
+     {"ranged_defense": "moving", "after_out": "finish"}),
+    (dict(body=5, attack_feature=9, ranged=True, aim="foot", weapon_b=1), dict(body=4, attack_feature=9, moving=True),
+     {}),
+    # stun: lost actions, the last word, renewal, turn options
+    (dict(body=5, attack_feature=10, ranged=True, aim="head"), dict(body=5, attack_feature=8, weapon_b=1), {}),
+    (dict(body=5, attack_feature=10, ranged=True, aim="head", weapon_n=2), dict(body=4, attack_feature=9, weapon_n=2),
+     {}),
+    (dict(body=5, attack_feature=10, ranged=True, aim="head", weapon_n=2), dict(body=4, attack_feature=9, weapon_n=2),
+     {"aim_effects": "while_up"}),
+    (dict(body=5, attack_feature=10, ranged=True, aim="head", weapon_n=2), dict(body=4, attack_feature=9, weapon_n=2),
+     {"aim_effects": "none"}),
+    (dict(body=4, attack_feature=10, ranged=True, aim="head", turn_policy="delay", weapon_b=1),
+     dict(body=4, attack_feature=8, turn_policy="initiative_skip"), {"stun_actions": 2}),
+    (dict(body=5, attack_feature=10, ranged=True, aim="head", weapon_n=2), dict(body=4, attack_feature=9, weapon_n=2),
+     {"last_word_actions": 2, "actions_per_turn": 3, "stun_actions": 3}),
+    (dict(body=4, attack_feature=11, ranged=True, aim="head"), dict(body=4, attack_feature=10, ranged=True, aim="arm",
+                                                                   weapon_b=1), {"turn_order": "roll", "distance": 8}),
+    (dict(body=4, attack_feature=11, ranged=True, aim="head"), dict(body=5, attack_feature=9, weapon_b=1),
+     {"stun_actions": 0, "after_out": "finish", "dying_last_word": False}),
+]
+
+
+@pytest.mark.parametrize("a_kw,b_kw,variants", AIMED)
+def test_aimed_shots_match_brute_force_recursion(a_kw, b_kw, variants):
+    """Disarm, immobilise and stun in the chain against the recursion written from the seed's «что бы обездвижить…
+    не мог ничего держать… оглушить» with the lab's numbers, action by action."""
+    rules = tun.Rules(**variants)
+    a, b = tun.Fighter(**a_kw), tun.Fighter(**b_kw)
+    s = tun.duel(rules, a, b).solution
+    want = duel_brute(sheet(a), sheet(b), rules_dict(**variants))
+    for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_a_dying", "p_b_dying"):
+        assert getattr(s, name) == pytest.approx(want[name], abs=1e-9), name
+    assert s.mean_rounds == pytest.approx(want["mean_rounds"], rel=1e-9)
+    if rules.after_out == "finish":
+        assert s.finish_attacks == pytest.approx(want["finish_attacks"], rel=1e-9)
+    assert s.p_stalemate == 0 and s.p_a_wins + s.p_b_wins + s.p_both_out == pytest.approx(1, abs=1e-9)
+    assert s.states <= SYSTEM.duel_states(rules, a, b)
+
+
+# Two fighters who always hit (3d6 <= 18 < limit): A (Body 20, first) puts B out, dying, with any hit
+# (E*1 + 20 >= 21 > 2 x 7), and B's blow puts A out (E*2 + 18 >= 20).
+SURE_A = tun.Fighter(body=20, attack_feature=12, weapon_b=20, ranged=True, defends=False)
+SURE_B = tun.Fighter(body=7, attack_feature=12, weapon_n=2, weapon_b=18, defends=False)
+
+
+def test_a_head_hit_that_puts_the_target_out_takes_its_last_word():
+    """A's head shot puts B out before B's turn: stunned (aim_effects=always), B loses its last word and A wins;
+    when only a hit that leaves the target up stuns (while_up), or without effects, B's last word fells A too."""
+    a = SURE_A.replace(aim="head")
+    assert tun.attack_limit(tun.Rules(), a, SURE_B) == 29 and tun.attack_limit(tun.Rules(), SURE_B, a) == 19
+    assert tun.duel(tun.Rules(), a, SURE_B).solution.p_a_wins == pytest.approx(1, abs=1e-12)
+    for reading in ("while_up", "none"):
+        assert tun.duel(tun.Rules(aim_effects=reading), a, SURE_B).solution.p_both_out == pytest.approx(1, abs=1e-12)
+
+
+def test_a_disarmed_last_word_is_a_fist():
+    """A's hand shot puts B out: disarmed, B's last word is E*1 + 0 <= 16 against A's volume 20; armed (while_up)
+    its E*2 + 18 puts A out."""
+    a = SURE_A.replace(aim="hand")
+    assert tun.duel(tun.Rules(), a, SURE_B).solution.p_a_wins == pytest.approx(1, abs=1e-12)
+    assert tun.duel(tun.Rules(aim_effects="while_up"), a, SURE_B).solution.p_both_out == pytest.approx(1, abs=1e-12)
+
+
+def test_a_stun_of_a_whole_turn_renewed_every_turn_keeps_the_target_from_acting():
+    """A (Body 24, first) hits B's head every time (limit 24 + 12 - 14 - 3 = 19 > 18) for E*1 + 0 <= 16, so two
+    hits (<= 32) never put B (volume 35) out in a turn; B puts A out with any blow (limit 35, E*2 + 20 >= 54).
+    Losing stun_actions = 2 = a whole turn, renewed by every hit, B never acts and A wins; losing one action a
+    turn, or none, B's next action ends it."""
+    a = tun.Fighter(body=24, attack_feature=12, ranged=True, aim="head", defends=False)
+    b = tun.Fighter(body=23, extra_volume=12, extra_defense=2, attack_feature=12, weapon_n=2, weapon_b=20)
+    assert tun.attack_limit(tun.Rules(), a, b) == 19 and tun.attack_limit(tun.Rules(), b, a) == 35
+    assert tun.duel(tun.Rules(stun_actions=2), a, b).solution.p_a_wins == pytest.approx(1, abs=1e-12)
+    for rules in (tun.Rules(), tun.Rules(aim_effects="none")):
+        assert tun.duel(rules, a, b).solution.p_b_wins == pytest.approx(1, abs=1e-12)
+
+
+def test_a_melee_fighter_beyond_reach_is_refused_in_one_line(capsys):
+    """A duel has no movement: a melee fighter at 45 m (reach 2 m) is refused, naming distance, reach and what to
+    do; a thrower at 45 m, or a melee fighter within a wider melee_reach, is not."""
+    code = main(["duel", "tun", "--a", "trained_armed", "--b", "red", "--variant", "distance=45"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    for words in ("distance = 45 is not allowed", "melee_reach = 2 m", "A (trained_armed) fights in melee",
+                  "no movement"):
+        assert words in err
+    for command in ("exchange", "sim"):
+        assert main([command, "tun", "--a", "blue", "--b", "red", "--variant", "distance=45"]) == 2
+        assert "melee_reach" in capsys.readouterr().err
+    assert main(["exchange", "tun", "--a", "red", "--b", "blue", "--variant", "distance=45", "--json"]) == 0
+    capsys.readouterr()
+    near = tun.Rules(distance=45, melee_reach=50)
+    assert tun.duel(near, fighter("trained_armed"), fighter("red")).solution.p_stalemate == 0
+    with pytest.raises(DicelabError, match="B \\(blue\\) fights in melee"):
+        tun.duel(tun.Rules(distance=3), fighter("red"), fighter("blue"))
+
+
+def test_tools_that_try_many_duels_skip_a_melee_fighter_beyond_reach_with_a_note():
+    """design (varying ``ranged``) and the house comparison of archetypes (report, ``rules diff``) note the refusal
+    and go on with the rest."""
+    from analysis.tools.design import design
+    from analysis.tools.house_compare import duel_rows
+
+    rules = tun.Rules(distance=45)
+    res = design(SYSTEM, rules, fighter("red"), fighter("red"), "b.ranged=0..1", rounds=3, lethality=0.1,
+                 workers=1)
+    assert [p.setting for p in res.best] == [{"b.ranged": 1}]
+    assert len(res.skipped) == 1 and "b.ranged=0" in res.skipped[0] and "melee_reach = 2 m" in res.skipped[0]
+    rows = duel_rows("tun", rules, tun.Rules(distance=45, stun_actions=2)).set_index("archetype")
+    assert rows.loc["red", "p_a_wins_house"] is not None and rows.loc["red", "note"] == ""
+    melee = rows.loc["trained_armed"]
+    assert math.isnan(melee["p_a_wins_house"]) and "melee_reach" in melee["note"]
+
+
+def test_aimed_shots_are_said_in_every_output(capsys):
+    rules = tun.Rules()
+    a = fighter("archetype=red,aim=head")
+    assert "the target loses its next 1 action(s)" in tun.exchange(rules, a, fighter("blue")).notes[-1]
+    assert "A's hit on the head stuns" in tun.duel(rules, a, fighter("blue")).order
+    res = tun.resolve(rules, fighter("archetype=red,aim=arm"), fighter("trained_armed"), {"attack": 5})
+    assert res.fields["effect"] == "disarm" and res.steps[-1].startswith("the hit on the arm disarms")
+    assert tun.resolve(rules, a, fighter("blue"), {"attack": 17}).fields["effect"] is None
+    code = main(["duel", "tun", "--a", "archetype=red,aim=leg", "--b", "archetype=blue,moving=true", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["a"]["aim"] == "leg" and "immobilises" in data["order"]
+    assert {"aim_effects", "stun_actions", "melee_reach", "ranged_defense"} <= set(data["variants"])
+
+
+def test_the_chain_grows_only_by_the_effects_that_can_change_a_fight():
+    """One state per condition without aim; x2 for a disarm or an immobilisation that matters; x(stun_actions + 1)
+    for a stun; an effect that changes nothing (a leg shot at a fighter who never moves) adds none."""
+    rules = tun.Rules()
+    plain = len(tun.track(rules, fighter("veteran")))
+    shooter = fighter("archetype=red,aim=leg")
+    assert len(tun.duel_track(rules, fighter("veteran"), shooter)) == plain
+    assert len(tun.duel_track(rules, fighter("archetype=veteran,moving=true"), shooter)) == 2 * plain
+    assert len(tun.duel_track(rules, fighter("veteran"), shooter.replace(aim="hand"))) == 2 * plain
+    assert len(tun.duel_track(rules, fighter("blue"), shooter.replace(aim="hand"))) == len(tun.track(rules, fighter(
+        "blue")))  # already unarmed
+    assert len(tun.duel_track(rules.replace(stun_actions=3), fighter("veteran"), shooter.replace(aim="head"))) \
+        == 4 * plain
 
 
 def test_delay_takes_the_last_word_away_from_the_opponent():
@@ -581,10 +821,10 @@ def test_finishing_the_trained_armed_mirror_kills():
 
 @pytest.mark.parametrize("variant", [dict(last_word=False), dict(dying_last_word=False), dict(turn_order="roll"),
                                      dict(turn_order="reaction"), dict(crits=True), dict(success_rule="le"),
-                                     dict(ranged_defense="defends"), dict(size_bonus=True), dict(distance=50),
-                                     dict(after_out="finish")])
+                                     dict(ranged_defense="moving"), dict(size_bonus=True), dict(after_out="finish"),
+                                     dict(aim_effects="while_up"), dict(aim_effects="none"), dict(stun_actions=3)])
 def test_every_variant_duels(variant):
-    res = tun.duel(tun.Rules(**variant), fighter("veteran"), fighter("red")).solution
+    res = tun.duel(tun.Rules(**variant), fighter("veteran"), fighter("archetype=red,aim=head")).solution
     assert res.p_a_wins + res.p_b_wins + res.p_both_out == pytest.approx(1, abs=1e-9)
 
 
@@ -635,9 +875,11 @@ def test_every_archetype_has_a_note():
 
 
 def test_exchange_cli_contract(capsys):
-    code = main(["exchange", "tun", "--a", "red", "--b", "blue", "--variant", "ranged_defense=defends", "--json"])
+    """The seed's knife throw by default: limit 13 + 6 - 6 = 13, a hit below 13 (160 of 216)."""
+    code = main(["exchange", "tun", "--a", "red", "--b", "blue", "--json"])
     data = json.loads(capsys.readouterr().out)
-    assert code == 0 and data["system"] == "tun"
+    assert code == 0 and data["system"] == "tun" and data["variants"]["ranged_defense"] == "defends"
+    assert data["notes"][0] == "limit Body 13 + attack feature 6 - Body defense (the target defends) 6 = 13"
     assert data["p_hit"] == pytest.approx(160 / 216) and data["p_miss"] == pytest.approx(56 / 216)
     assert {"success_rule", "crits", "last_word", "dying_last_word", "turn_order", "ranged_defense", "size_bonus",
             "death_multiple", "distance"} <= set(data["variants"])
@@ -646,8 +888,7 @@ def test_exchange_cli_contract(capsys):
 
 
 def test_resolve_cli_json(capsys):
-    code = main(["resolve", "tun", "--a", "red", "--b", "blue", "--rolls", "attack=11", "--variant",
-                 "ranged_defense=defends", "--json"])
+    code = main(["resolve", "tun", "--a", "red", "--b", "blue", "--rolls", "attack=11", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["hit"] is True and data["damage"] == 5 and data["marked"] == 5
     assert data["limit"] == 13 and data["effectiveness"] == 2 and data["condition"] == "up" and data["steps"]
@@ -658,7 +899,7 @@ def test_resolve_cli_text_prints_every_step(capsys):
                  "--rolls", "attack=11", "--variant", "distance=15"])
     out = capsys.readouterr().out
     assert code == 0
-    for words in ("Body 13 + attack feature 6 - Body defense (the target moves) 6 - distance 15 m 1 "
+    for words in ("Body 13 + attack feature 6 - Body defense (the target defends) 6 - distance 15 m 1 "
                   "- aimed at the leg 1 = 11", "3d6 = 11 < 11? no: miss", "=> hit=false"):
         assert words in out
 

@@ -77,6 +77,32 @@ def test_duels_agree_with_the_exact_chain(label, variant, a_spec, b_spec):
     assert data["house_rules"] == rules.house_rules() and data["a"]["stance"] == a.stance
 
 
+STANCE_PAIRINGS = [
+    (stance, variant, f"archetype=trained_armed,stance={stance},effort_dodge={dodges[0]}",
+     f"archetype=trained_armed,effort_dodge={dodges[1]}")
+    for stance in kurs.STANCES
+    for variant, dodges in (({}, ("never", "never")), (dict(trade_cost="fatigue"), ("out", "wound")))
+] + [
+    (stance, variant, f"archetype=veteran,stance={stance},effort_dodge={dodges[0]}",
+     f"archetype=maximus,stance={stance},effort_dodge={dodges[1]}")
+    for stance in kurs.STANCES
+    for variant, dodges in (({}, ("never", "never")), (dict(trade_cost="fatigue"), ("wound", "out")))
+]
+
+
+@pytest.mark.parametrize("stance,variant,a_spec,b_spec", STANCE_PAIRINGS)
+def test_every_stance_agrees_with_the_exact_chain(stance, variant, a_spec, b_spec):
+    """A stance holds from the fighter's own turn (RULES.md section 8): the kernel and the chain play the same clock."""
+    rules = kurs.Rules(**variant)
+    a, b = fighter(a_spec), fighter(b_spec)
+    exact = kurs.duel(rules, a, b).solution
+    sim = simulate_duel("kurs", rules, a, b, N_DUEL, seed=41)
+    label = f"{stance} {variant} {a_spec} {b_spec}"
+    for name in ("p_a_wins", "p_b_wins", "p_a_dying", "p_b_dying"):
+        close(getattr(sim, name), getattr(exact, name), f"{label} {name}")
+    close(sim.mean_rounds, exact.mean_rounds, f"{label} mean_rounds")
+
+
 def test_finishing_is_reproducible_whatever_the_workers():
     rules = kurs.Rules(after_out="finish", luck_tokens=1, trade_cost="fatigue")
     a, b = fighter("archetype=maximus,stance=offensive,effort_dodge=out"), fighter("tiberius")
@@ -127,3 +153,11 @@ def test_kernels_read_the_constants_packed():
     assert t_book[2].tolist() == [-1, 0, 0, 1, 1, 2, 2, 3, 4, 5]   # damage 0..9: the book's table
     assert t_house[2].tolist() == [-1, 0, 0, 1, 1, 2, 2, 3, 3, 4, 5]
     assert sim_kurs.pack_rules(kurs.Rules(luck_bonus=2))[sim_kurs.R_LUCK_BONUS] == 2
+
+
+def test_a_simulated_duel_carries_the_exact_warnings():
+    rules = kurs.Rules(trade_cost="fatigue", trade_fatigue=5)
+    a = fighter("archetype=trained_armed,stance=offensive,effort_dodge=out")
+    b = fighter("archetype=novice,stance=no_defense,effort_dodge=wound")
+    sim = simulate_duel("kurs", rules, a, b, 2_000, seed=3).to_dict()
+    assert sim["warnings"] == kurs.duel(rules, a, b).to_dict()["warnings"] and len(sim["warnings"]) == 2

@@ -137,3 +137,13 @@ def test_sim_cli_prints_warnings_and_still_up(capsys):
                  "--n", "2000", "--seed", "1", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["total_defence"] == "b" and data["p_still_up"] == data["p_unfinished"]
+
+
+def test_a_simulated_total_defence_ends_at_the_cap_and_says_so():
+    a = load_fighter(SYSTEM, "trained_armed")
+    sim = simulate_duel("tristat", tristat.Rules(), a, a.replace(stance="total_defence"), 20_000, seed=9).to_dict()
+    assert sim["rounds_cap"] == 10 and sim["never_ends"] is False and sim["p_unfinished"] == sim["p_still_up"] > 0
+    assert "never" not in sim["rounds_note"] and "10-round cap with nobody out" in sim["rounds_note"]
+    p = sim["p_unfinished"]
+    assert sim["conditional_on"]["mean_rounds"] == (f"the fights where someone goes out before the 10-round cap, "
+                                                    f"p = {1 - p:.6g}")

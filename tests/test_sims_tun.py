@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from analysis.base.params import DicelabError
 from analysis.fights.fighters import load_fighter
 from analysis.systems import get_system, tun
 from sims import tun as sim_tun
@@ -30,13 +31,15 @@ def fighter(spec):
 DUELS = [
     # the default, then each new option against it
     ({}, "trained_armed", "veteran"),
-    (dict(distance=25), "archetype=trained_armed,ranged=true", "veteran"),
+    (dict(distance=25), "archetype=trained_armed,ranged=true", "archetype=veteran,ranged=true"),
     ({}, "archetype=trained_armed,size=1", "veteran"),
     (dict(size_bonus=True), "archetype=trained_armed,size=1", "archetype=veteran,size=-1"),
-    (dict(ranged_defense="defends"), "red", "blue"),
-    ({}, "red", "archetype=blue,moving=true,attack_feature=6,weapon_n=2"),
+    ({}, "red", "blue"),
+    ({}, "archetype=red,moving=true", "archetype=veteran,ranged=true,defends=false"),
+    (dict(ranged_defense="moving"), "red", "archetype=blue,moving=true,attack_feature=6,weapon_n=2"),
+    (dict(ranged_defense="moving", distance=12), "archetype=veteran,ranged=true", "archetype=red,moving=true"),
     ({}, "archetype=veteran,moving=true", "trained_armed"),
-    (dict(distance=15), "archetype=red,aim=leg", "trained_armed"),
+    (dict(distance=15), "archetype=red,aim=leg", "archetype=trained_armed,ranged=true,moving=true"),
     (dict(turn_order="reaction"), "archetype=trained_armed,reaction=2", "veteran"),
     ({}, "archetype=veteran,turn_policy=delay", "trained_armed"),
     ({}, "veteran", "archetype=trained_armed,turn_policy=initiative_skip"),
@@ -53,7 +56,30 @@ DUELS = [
 ]
 
 
-@pytest.mark.parametrize("variant,a_spec,b_spec", DUELS)
+AIMED = [
+    # disarm (arm, hand): the target fights on with its fists; a thrower disarmed beyond melee_reach cannot attack
+    ({}, "archetype=red,aim=arm", "veteran"),
+    (dict(after_out="finish", distance=15), "archetype=red,aim=hand", "archetype=red,weapon_n=3"),
+    (dict(melee_reach=20, distance=15), "archetype=red,aim=arm", "archetype=veteran,ranged=true"),
+    # immobilise (leg, foot, knee): no moving penalty, and under ranged_defense=moving no moving defence
+    (dict(ranged_defense="moving"), "archetype=red,aim=knee", "archetype=trained_armed,moving=true"),
+    ({}, "archetype=red,aim=foot", "archetype=master,moving=true"),
+    # stun (head): lost actions, the last word, stun_actions
+    ({}, "archetype=red,aim=head", "trained_armed"),
+    (dict(stun_actions=3, after_out="finish"), "archetype=veteran,ranged=true,aim=head", "master"),
+    (dict(stun_actions=2), "archetype=red,aim=head,turn_policy=delay", "archetype=veteran,turn_policy=initiative_skip"),
+    # aim_effects: only while the target stays up, or none
+    (dict(aim_effects="while_up"), "archetype=master,ranged=true,aim=head", "veteran"),
+    (dict(aim_effects="while_up", last_word_actions=2), "archetype=red,aim=hand", "archetype=trained_armed"),
+    (dict(aim_effects="none"), "archetype=red,aim=head", "trained_armed"),
+    (dict(aim_effects="none", distance=15), "archetype=red,aim=arm", "archetype=red,aim=leg,moving=true"),
+    # both aim
+    (dict(turn_order="roll"), "archetype=red,aim=head", "archetype=red,aim=arm,weapon_n=3"),
+]
+"""Every aimed-shot effect, reading and constant on at least two pairings."""
+
+
+@pytest.mark.parametrize("variant,a_spec,b_spec", DUELS + AIMED)
 def test_duels_agree_with_the_exact_chain(variant, a_spec, b_spec):
     rules = tun.Rules(**variant)
     a, b = fighter(a_spec), fighter(b_spec)
@@ -75,7 +101,7 @@ def test_duels_agree_with_the_exact_chain(variant, a_spec, b_spec):
 @pytest.mark.parametrize("variant,att,dfn", [
     (dict(distance=35), "archetype=red,aim=hand", "archetype=blue,moving=true,size=3"),
     (dict(size_bonus=True, crits=True, crit_bonus_3d6=0), "archetype=trained,size=2", "archetype=veteran,size=-1"),
-    (dict(ranged_defense="defends", defense_divisor=3, death_multiple=1), "red", "blue"),
+    (dict(defense_divisor=3, death_multiple=1), "red", "blue"),
     ({}, "archetype=master,moving=true,dice=1d20", "berserker"),
 ])
 def test_exchange_agrees_with_exact(variant, att, dfn):
@@ -107,3 +133,11 @@ def test_the_packed_schedule_is_the_exact_engines():
             want = rounds[min(k, len(rounds) - 1)]
             got = [(("attacks", "last_word")[kind], "ab"[side], n) for kind, side, n in events[f, k, :counts[f, k]]]
             assert got == list(want)
+
+
+def test_a_melee_fighter_beyond_reach_is_refused_before_simulating():
+    rules = tun.Rules(distance=45)
+    with pytest.raises(DicelabError, match="distance = 45 is not allowed; allowed: at most melee_reach = 2 m while B"):
+        simulate_duel("tun", rules, fighter("red"), fighter("trained_armed"), 10, seed=1)
+    with pytest.raises(DicelabError, match="the attacker"):
+        sim_tun.exchange_call(rules, fighter("trained_armed"), fighter("red"))

@@ -32,3 +32,10 @@ def splu(*args: Any, **kwargs: Any) -> Any:
     from scipy.sparse.linalg import splu as _splu
 
     return _splu(*args, **kwargs)
+
+
+def spsolve(*args: Any, **kwargs: Any) -> Any:
+    """:func:`scipy.sparse.linalg.spsolve`, imported on first call."""
+    from scipy.sparse.linalg import spsolve as _spsolve
+
+    return _spsolve(*args, **kwargs)

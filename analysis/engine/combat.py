@@ -19,10 +19,11 @@ import numpy as np
 
 from analysis.base.lazy import sp
 from analysis.base.params import Choice, DicelabError, Int, Validated, param
+from analysis.engine.assumptions import Assumption, When, merged
 from analysis.engine.dist import Dist
 from analysis.engine.markov import Solution, Track, kernel
 from analysis.engine.registry import registered
-from analysis.engine.results import dist_to_json, house_rules_echo, strict
+from analysis.engine.results import assumptions_echo, dist_to_json, house_rules_echo, strict
 
 KINDS = ("miss", "defended", "graze", "hit")
 LEVELS = ("out", "dying", "dead")
@@ -39,6 +40,32 @@ class DuelRules(Validated):
                            "systems reach) or dead (explicit death only)", kind="option")
     finish_attacks: int = param(10, Int(1, 100), "after_out=finish: at most this many attacks on the helpless one",
                                 kind="option")
+
+
+FINISH_ATTACKS = Assumption(
+    "finish_attacks", "no seed says how long a winner keeps attacking a helpless fighter: the lab stops after this "
+    "many attacks (after_out=finish)", (3, 5, 10, 20), When(("duel",), rules={"after_out": "finish"}))
+"""The duel option every system's assumptions include: it decides P(killed) under ``after_out = "finish"``."""
+
+
+def exchange_assumptions(system_id: str, variants: Mapping[str, Any], attacker: Mapping[str, Any],
+                         defender: Mapping[str, Any]) -> dict[str, Any]:
+    """The assumptions one attack of ``attacker`` on ``defender`` rests on."""
+    return assumptions_echo(system_id, variants, {"attacker": attacker, "defender": defender}, "exchange")
+
+
+def duel_assumptions(system_id: str, variants: Mapping[str, Any], a: Mapping[str, Any],
+                     b: Mapping[str, Any]) -> dict[str, Any]:
+    """The assumptions a duel of ``a`` and ``b`` (exact or simulated) rests on."""
+    return assumptions_echo(system_id, variants, {"a": a, "b": b}, "duel")
+
+
+def rests_on(system_id: str, variants: Mapping[str, Any], a: Mapping[str, Any] | None = None,
+             b: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The assumptions of checks under ``variants`` and, given both fighters, of their duel (a tool or a setup
+    that reports both)."""
+    checks = assumptions_echo(system_id, variants)
+    return merged([checks, duel_assumptions(system_id, variants, a, b)]) if a is not None and b is not None else checks
 
 
 @dataclass(frozen=True)
@@ -90,6 +117,7 @@ class ExchangeResult:
             "system": self.system,
             "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": exchange_assumptions(self.system, self.variants, self.attacker, self.defender),
             "attacker": dict(self.attacker),
             "defender": dict(self.defender),
             "p_miss": self.p_miss,
@@ -161,6 +189,7 @@ class Resolution:
             "system": self.system,
             "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": exchange_assumptions(self.system, self.variants, self.attacker, self.defender),
             "attacker": dict(self.attacker),
             "defender": dict(self.defender),
             "rolls": dict(self.rolls),
@@ -185,7 +214,8 @@ class DuelResult:
     solution: Solution
     model: str = "exact"
     extra: Mapping[str, Any] = field(default_factory=dict)
-    """System-specific figures (Tri-Stat: P(still up) against total defence, the stat-limit warnings...)."""
+    """System-specific figures (Tri-Stat: P(still up) against total defence, the warnings...); ``rounds_cap``,
+    when present, is the round at which the system stops a fight (the fights still going are ``p_stalemate``)."""
 
     def to_dict(self) -> dict[str, Any]:
         s = self.solution
@@ -194,6 +224,7 @@ class DuelResult:
             "model": self.model,
             "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": duel_assumptions(self.system, self.variants, self.a, self.b),
             "a": dict(self.a),
             "b": dict(self.b),
             "order": self.order,
@@ -205,7 +236,10 @@ class DuelResult:
         out.update(level_fields(self.system, self.variants, {f"p_{x}_{lv}": getattr(s, f"p_{x}_{lv}")
                                                                for x in "ab" for lv in LEVELS}))
         out["mean_finish_attacks"] = s.finish_attacks
-        out.update(rounds_fields(s))
+        cap = self.extra.get("rounds_cap")
+        out.update(rounds_fields(s, cap))
+        out["conditional_on"] = conditional_on(s.p_stalemate, None if s.finish_attacks is None
+                                               else s.p_a_wins + s.p_b_wins, cap)
         out["truncation"] = s.truncation
         out["states"] = s.states
         out["final"] = {f"{ka}/{kb}": v for (ka, kb), v in s.final.items()}
@@ -240,35 +274,73 @@ def level_fields(system_id: str, variants: Mapping[str, Any], p: Mapping[str, An
     return out
 
 
-def rounds_fields(s: Solution) -> dict[str, Any]:
-    """Rounds to the first out, said plainly when a fight may never end (RULES.md section 5; strict JSON).
+def rounds_fields(s: Solution, cap: int | None = None) -> dict[str, Any]:
+    """Rounds to the first out, said plainly when a fight may never end or stops at a round ``cap`` (RULES.md
+    section 5; strict JSON).
 
-    ``mean_rounds`` and ``median_rounds`` are over the fights that end
-    (``rounds_conditional`` says so when some never do); a quantile beyond the
+    ``mean_rounds`` and ``median_rounds`` are over the fights where someone
+    goes out (``rounds_conditional`` and ``conditional_on`` say so when some
+    never end, or end at the cap with nobody out); a quantile beyond the
     computed part of the distribution is ``None`` with the round it is known
-    to exceed (``median_rounds_above``).
+    to exceed (``median_rounds_above``).  A capped fight always ends:
+    ``never_ends`` is false and ``rounds_cap`` names the cap.
     """
     out: dict[str, Any] = {"rounds": {str(k): v for k, v in s.rounds.items()},
                            "mean_rounds": s.mean_rounds, "median_rounds": s.median_rounds,
-                           "rounds_tail": s.rounds_tail, "never_ends": s.p_ends <= 0,
+                           "rounds_tail": s.rounds_tail, "never_ends": s.p_ends <= 0 and cap is None,
                            "rounds_conditional": 0 < s.p_stalemate}
+    if cap is not None:
+        out["rounds_cap"] = cap
     if s.median_rounds is None and s.p_ends > 0:
         out["median_rounds_above"] = s.rounds_cut
-    out["rounds_note"] = never_ends_note(s.p_stalemate)
+    out["rounds_note"] = never_ends_note(s.p_stalemate, cap)
     return out
 
 
-def never_ends_note(p_stalemate: float) -> str:
-    """A fight that may never end, in words.
+def never_ends_note(p_stalemate: float, cap: int | None = None) -> str:
+    """A fight that may never end, or that stops at a round ``cap`` with nobody out, in words.
 
     >>> never_ends_note(1.0), never_ends_note(0.02), never_ends_note(0.0)
     ('this fight never ends', '1 fight in 50 never ends; rounds are over the fights that end', '')
+    >>> never_ends_note(1.0, 10)
+    'every fight ends at the 10-round cap with nobody out'
+    >>> never_ends_note(0.5, 10)
+    '1 fight in 2 ends at the 10-round cap with nobody out; rounds are over the fights where someone goes out'
+    >>> never_ends_note(0.99, 10)[:58]
+    '99.0000% of the fights end at the 10-round cap with nobody'
     """
+    if p_stalemate <= 0:
+        return ""
+    capped = cap is not None
     if p_stalemate >= 1 - 1e-12:
-        return "this fight never ends"
-    if p_stalemate > 0:
-        return f"1 fight in {1 / p_stalemate:,.0f} never ends; rounds are over the fights that end"
-    return ""
+        return f"every fight ends at the {cap}-round cap with nobody out" if capped else "this fight never ends"
+    verb = "ends" if p_stalemate <= 0.5 else "end"
+    share = f"1 fight in {1 / p_stalemate:,.0f}" if p_stalemate <= 0.5 else f"{p_stalemate:.4%} of the fights"
+    what = f"{verb} at the {cap}-round cap with nobody out" if capped else f"never {verb}"
+    return f"{share} {what}; rounds are over the fights " + ("where someone goes out" if capped else "that end")
+
+
+def conditional_on(p_unended: float, p_one_out: float | None, cap: int | None = None,
+                   horizon: int | None = None) -> dict[str, str]:
+    """What each conditional mean of a duel averages over (``conditional_on`` in JSON, beside the figure in text).
+
+    ``mean_rounds`` and ``median_rounds`` are conditional when some fights do not end (``p_unended``: never, at
+    the round ``cap`` with nobody out, or, simulated, not within ``horizon`` rounds); ``mean_finish_attacks``
+    always is, on the fights with exactly one side out (``p_one_out``; ``None``: no finishing phase).
+
+    >>> conditional_on(0.0, None), conditional_on(0.0, 0.5)
+    ({}, {'mean_finish_attacks': 'the fights that end with exactly one side out, p = 0.5'})
+    >>> conditional_on(0.25, None, cap=10)["mean_rounds"]
+    'the fights where someone goes out before the 10-round cap, p = 0.75'
+    """
+    out = {}
+    if p_unended > 0:
+        where = (f"before the {cap}-round cap" if cap is not None else
+                 f"within the {horizon:,} simulated rounds" if horizon is not None else "(the others never end)")
+        out["mean_rounds"] = out["median_rounds"] = f"the fights where someone goes out {where}, p = {1 - p_unended:.6g}"
+    if p_one_out is not None:
+        out["mean_finish_attacks"] = f"the fights that end with exactly one side out, p = {p_one_out:.6g}"
+    return out
 
 
 def parse_rolls(text: Mapping[str, str], allowed: Sequence[str]) -> dict[str, int]:

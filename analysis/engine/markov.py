@@ -291,15 +291,31 @@ def solve_rounds(ms: Sequence[sp.spmatrix], a: Track, b: Track,
                        x0_end=x0_full[absorb], states=int(reach.size))
 
 
-def solve_chain(q: sp.spmatrix, r: sp.spmatrix, x0: np.ndarray, ends: np.ndarray, a: Track, b: Track,
-                x0_end: np.ndarray | None = None, states: int | None = None) -> Solution:
-    """The duel of an explicit chain: ``q`` moves one round among the transient states (both up), ``r`` from
-    them into the final pairs ``ends[k] = (a condition, b condition)``; ``x0`` starts over the transient states
-    (``x0_end`` over the ends).  Rows of ``[q r]`` may sum to less than 1: the missing mass (a truncated roll)
-    is reported as ``truncation``.  Transient states from which no fight can end are a stalemate.
+@dataclass(frozen=True)
+class Absorption:
+    """Where an absorbing chain's mass ends (``absorbed``, per absorbing column, ``x0_end`` included), what loops
+    forever (``p_stalemate``), what a truncated roll lost (``truncation``), and its rounds: ``rounds[t]`` the mass
+    absorbed in round ``t``, ``mean_rounds`` over the mass that ends (``None`` when none ends), ``rounds_tail``
+    what the rounds distribution did not reach."""
+
+    absorbed: np.ndarray
+    p_stalemate: float
+    truncation: float
+    mean_rounds: float | None
+    rounds: dict[int, float]
+    rounds_tail: float
+
+
+def absorb(q: sp.spmatrix, r: sp.spmatrix, x0: np.ndarray, x0_end: np.ndarray | None = None) -> Absorption:
+    """The absorbing chain ``[q r]`` (one round per step) started from ``x0`` over the transient states and
+    ``x0_end`` over the absorbing ones.  Rows of ``[q r]`` may sum to less than 1: the missing mass (a truncated
+    roll) is ``truncation``.  Transient states from which nothing can be absorbed are a stalemate.
+
+    >>> a = absorb(sp.csr_matrix([[0.5]]), sp.csr_matrix([[0.25, 0.25]]), np.array([1.0]))
+    >>> a.absorbed.tolist(), a.mean_rounds
+    ([0.5, 0.5], 2.0)
     """
     q, r = sp.csr_matrix(q), sp.csr_matrix(r)
-    n = q.shape[0]
     x0_end = np.zeros(r.shape[1]) if x0_end is None else x0_end
     ending = np.asarray(r.sum(axis=1)).ravel() > 0
     can_end = _closure((q != 0).tocsr(), ending)
@@ -330,13 +346,27 @@ def solve_chain(q: sp.spmatrix, r: sp.spmatrix, x0: np.ndarray, ends: np.ndarray
                 np.asarray(rk.sum(axis=1)).ravel())
             mean = float(visits @ h) / p_end
         rounds, tail = _rounds(qk, rk, x)
+    return Absorption(absorbed, p_stalemate, truncation, mean, rounds, tail)
+
+
+def solve_chain(q: sp.spmatrix, r: sp.spmatrix, x0: np.ndarray, ends: np.ndarray, a: Track, b: Track,
+                x0_end: np.ndarray | None = None, states: int | None = None) -> Solution:
+    """The duel of an explicit chain: ``q`` moves one round among the transient states (both up), ``r`` from
+    them into the final pairs ``ends[k] = (a condition, b condition)``; ``x0`` starts over the transient states
+    (``x0_end`` over the ends); see :func:`absorb`.
+    """
+    got = absorb(q, r, x0, x0_end)
+    return solution_of(got, ends, a, b, int(states if states is not None else q.shape[0] + r.shape[1]))
+
+
+def solution_of(got: Absorption, ends: np.ndarray, a: Track, b: Track, states: int) -> Solution:
+    """The duel's :class:`Solution` from an :class:`Absorption` whose columns are the final pairs ``ends``."""
     pairs: dict[tuple[int, int], float] = {}
-    for (i, j), p in zip(ends.tolist(), absorbed.tolist()):
+    for (i, j), p in zip(np.asarray(ends).tolist(), got.absorbed.tolist()):
         if p > 0:
             pairs[(i, j)] = pairs.get((i, j), 0.0) + p
-    return Solution(**_levels(pairs, a, b), p_stalemate=p_stalemate, rounds=rounds, mean_rounds=mean,
-                    rounds_tail=tail, states=int(states if states is not None else n + r.shape[1]), ends=pairs,
-                    truncation=truncation)
+    return Solution(**_levels(pairs, a, b), p_stalemate=got.p_stalemate, rounds=got.rounds, mean_rounds=got.mean_rounds,
+                    rounds_tail=got.rounds_tail, states=states, ends=pairs, truncation=got.truncation)
 
 
 def from_rounds(ends: Mapping[tuple[int, int], float], a: Track, b: Track, rounds: Mapping[int, float],

@@ -22,7 +22,9 @@ import numpy as np
 from analysis.base.lazy import sp
 from analysis.base.params import Bool, Choice, DicelabError, Faces, FighterBase, Int, ParamError, Validated, param
 from analysis.engine import markov
+from analysis.engine.assumptions import FIGHTS, Assumption, When, positive
 from analysis.engine.combat import (
+    FINISH_ATTACKS,
     Branch,
     DuelResult,
     DuelRules,
@@ -325,6 +327,34 @@ def validate(rules: Rules, *fighters: Fighter) -> list[str]:
     return warnings
 
 
+def slips(rules: Rules, a: Fighter, b: Fighter) -> list[str]:
+    """Legal setups of a pair that are almost surely a slip (a block that can never help), one warning each;
+    every output using the pair lists them with the limit warnings (:func:`warnings`).
+
+    >>> [w.split(": ")[1][:34] for w in slips(Rules(), Fighter(name="x", block=True), Fighter(weapon_range="ranged"))]
+    ['block = true with block_armor = 0 ', 'block = true never applies against']
+    """
+    out = []
+    for f, other in ((a, b), (b, a)):
+        where = f"tristat fighter {f.name!r}"
+        if f.block and rules.block_rule == "absorb" and f.block_armor == 0:
+            out.append(f"{where}: block = true with block_armor = 0 (block_rule = absorb): the object absorbs nothing "
+                       "and breaks on the first successful block, so blocking is worse than dodging; give the "
+                       "object's armour (block_armor)")
+        if f.block and not blocks(other, f):
+            out.append(f"{where}: block = true never applies against {other.name!r}'s ranged weapon without "
+                       "block_ranged (only melee attacks can be blocked): it dodges every attack")
+        if not f.block and (f.block_armor or f.block_ranged):
+            out.append(f"{where}: block_armor = {f.block_armor}, block_ranged = {str(f.block_ranged).lower()} without "
+                       "block = true: the object is never used")
+    return out
+
+
+def warnings(rules: Rules, a: Fighter, b: Fighter) -> list[str]:
+    """Where a ruleset and a pair meet: :func:`validate` (limits rejected, or warnings), then :func:`slips`."""
+    return validate(rules, a, b) + slips(rules, a, b)
+
+
 # ------------------------------------------------------------------ damage
 def damage_percent(rules: Rules, roll_value: int) -> int:
     """The damage table: a 2dX result -> percentage of max damage.
@@ -518,7 +548,7 @@ def _no_attack(att: Fighter) -> None:
 def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
     """One attack of ``att`` on an unhurt ``dfn``, exactly; ``p_blocked`` counts absorbing blocks (kind ``hit``:
     damage still rolled) and ``p_object_breaks`` the ones that destroy the object."""
-    warnings = validate(rules, att, dfn)
+    warned = warnings(rules, att, dfn)
     _no_attack(att)
     t = track(rules, dfn, att)
     label = t.labels[0]
@@ -528,7 +558,7 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
         notes.append("block_rule=absorb: a successful block is a hit less the object's armour (p_blocked)")
     res = summarize("tristat", rules, att, dfn, branches(rules, att, dfn, label), t, condition_label, notes)
     return replace(res, extra={"p_blocked": sum(o.p for o in outs if o.blocked),
-                               "p_object_breaks": sum(o.p for o in outs if o.breaks), "warnings": warnings})
+                               "p_object_breaks": sum(o.p for o in outs if o.breaks), "warnings": warned})
 
 
 def initiative(rules: Rules, a: Fighter, b: Fighter) -> tuple[float, float, float]:
@@ -556,16 +586,17 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     """Initiative each round (2dX + acv; equal: simultaneous), one attack each, until someone is out; with one
     fighter in total defence, the other attacks once a round until it is out or ``total_defence_rounds`` pass.
     ``after_out = "finish"`` then plays the winner's attacks on the helpless loser (no defense roll)."""
-    warnings = validate(rules, a, b)
+    warned = warnings(rules, a, b)
     ta, tb = track(rules, a, b), track(rules, b, a)
     turtle = total_defence_side(a, b)
     extra: dict[str, Any] = {}
     if turtle:
         solution = _hold(rules, a, b, ta, tb, turtle)
         order = (f"{turtle.upper()} in total defence never attacks; {'B' if turtle == 'a' else 'A'} attacks once a "
-                 f"round until {turtle.upper()} is out or total_defence_rounds = {rules.total_defence_rounds} rounds "
-                 f"pass (p_still_up; p_stalemate counts the same fights)")
-        extra = {"total_defence": turtle, "p_still_up": solution.p_stalemate}
+                 f"round until {turtle.upper()} is out, or the fight ends at the {rules.total_defence_rounds}-round "
+                 f"cap (total_defence_rounds = {rules.total_defence_rounds}) with {turtle.upper()} still up "
+                 "(p_still_up; p_stalemate counts the same fights)")
+        extra = {"total_defence": turtle, "p_still_up": solution.p_stalemate, "rounds_cap": rules.total_defence_rounds}
     else:
         on_b = {0: _kernel(rules, a, b, False)}
         on_a = {0: _kernel(rules, b, a, False)}
@@ -584,7 +615,7 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
                                  rules.lethal_at, rules.finish_attacks)
         order += "; after out the winner attacks the helpless loser (no defense roll; natural 2X still misses)"
     return DuelResult("tristat", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order,
-                      solution, extra={**extra, "warnings": warnings})
+                      solution, extra={**extra, "warnings": warned})
 
 
 def _hold(rules: Rules, a: Fighter, b: Fighter, ta: markov.Track, tb: markov.Track, turtle: str) -> markov.Solution:
@@ -619,7 +650,7 @@ def duel_states(rules: Rules, a: Fighter, b: Fighter) -> int:
 # ------------------------------------------------------------------ one exchange with the dice given
 def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
     """One attack with the dice given: ``attack``, ``defense``, ``damage`` and ``body`` (shock) 2dX totals."""
-    warnings = validate(rules, att, dfn)
+    warned = warnings(rules, att, dfn)
     _no_attack(att)
     acv = att.stats(rules)[0]
     health = dfn.stats(rules)[2]
@@ -670,7 +701,7 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
     steps.append(f"health {health} -> {health - damage}" + (f" ({condition_label(after)})" if after == "dying"
                                                             or after[0] == "out" else ""))
     fields.update({"critical": critical, "blocked": blocked, "object_breaks": broke, "health_after": health - damage,
-                   "condition": condition_label(after), "warnings": warnings})
+                   "condition": condition_label(after), "warnings": warned})
     return Resolution("tristat", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
                       dict(rolls), steps, hit, damage, damage, fields)
 
@@ -704,4 +735,15 @@ SYSTEM = register(System(
     levels={"out": "Health < 0: «теряет сознание»", "dying": "Health <= -max Health: «при смерти»", "dead": None},
     round_seconds=5,
     duel_states=duel_states,
+    slips=slips,
+    assumptions=(
+        Assumption("armor", "the seed's Armor lowers damage by its level without saying how much: the lab takes armor "
+                   "points off every hit, floor 0", (0, 2, 5, 10), When(FIGHTS, defender={"armor": positive})),
+        Assumption("total_defence_rounds", "nothing ends a fight against total defence: the lab stops after this many "
+                   "rounds (help arrives, the attacker gives up)", (3, 5, 10, 20),
+                   When(("duel",), defender={"stance": "total_defence"})),
+        Assumption("shock_rule", "the seed names Shock without its numbers: the lab's stand-in, a Body check after a "
+                   "hit above the shock value", (False, True), When(FIGHTS, rules={"shock_rule": True})),
+        FINISH_ATTACKS,
+    ),
 ))

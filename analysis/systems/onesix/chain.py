@@ -11,6 +11,8 @@ outcomes and :func:`states_bound` estimates the chain's size without building it
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -112,23 +114,55 @@ def hit_tables(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[np.nda
 def states_bound(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> int:
     """An upper estimate of the chain's states, from its shape: blocks of conditions x states in a block.
 
-    A side's up conditions: one track's levels (both tracks against a ballistic weapon, and against a weapon
-    that may break into fists of the other class) times its armor's wear, for each state of the other's weapon
-    (intact, broken) and its own.  A block holds at most about 3 x span^2 states, span the IN a side may hold in
-    it: the carries and the debts of two attacks and two lost actions past the track (7,400 measured in the
-    largest archetype block, 8,748 here).
+    A side's blocks: the up conditions the other side's hits can bring it to (:func:`reachable`: under armor
+    wear, far fewer than every level times every wear) while the other's weapon is intact, plus under
+    ``gear_faults`` those its weapon and then its fists can bring it to once it broke.  A block holds at most about
+    3 x span^2 states, span the IN a side may hold in it: the carries and the debts of two attacks and two lost
+    actions past the track (7,400 measured in the largest archetype block, 8,748 here).  The solver keeps 40-60%
+    of it (bench_memory.py).
     """
-    levels = rules.track_length + 1
-
-    def conditions(f: six.Fighter, attacker: six.Fighter, broken: bool) -> int:
-        classes = {attacker.weapon_class, attacker.fists().weapon_class} if broken else {attacker.weapon_class}
-        return levels ** (2 if classes != {"wound"} and classes != {"shock"} else 1) * (six.max_wear(rules, f) + 1)
-
     span = (rules.carry_cap - rules.carry_floor + 1 + 2 * (rules.attack_cost + rules.action_lost)
             + rules.track_length)
-    blocks = sum(conditions(a, b, gb) * conditions(b, a, ga) for ga in range(1 + a.breakable(rules))
-                 for gb in range(1 + b.breakable(rules)))
-    return int(blocks * 3 * span * span)
+
+    def blocks(dfn: six.Fighter, att: six.Fighter) -> int:
+        return reachable(rules, att, dfn) + (reachable(rules, att, dfn, True) if att.breakable(rules) else 0)
+
+    return int(blocks(a, b) * blocks(b, a) * 3 * span * span)
+
+
+@lru_cache(maxsize=1024)
+def reachable(rules: six.Rules, att: six.Fighter, dfn: six.Fighter, broken: bool = False) -> int:
+    """How many up conditions of ``dfn`` a run of ``att``'s hits can reach, whatever their odds: every power the
+    test roll allows (penalties only lower it), each hit's levels, class and armor wear from the condition before
+    (a breadth-first walk, one numpy step per armor wear on the frontier); ``broken``: the hits of its fists
+    (:meth:`~analysis.systems.onesix.rules.Fighter.fists`) join the run, its weapon having broken on the way.
+
+    >>> reachable(six.Rules(), six.Fighter(weapon_ps=6), six.Fighter(training=4))  # one track: its 7 levels
+    7
+    >>> knife = six.Fighter(weapon_ps=6, weapon_class="wound")
+    >>> reachable(six.Rules(), knife, six.Fighter(training=4), broken=True)  # Wounds, then fists' Shock: both tracks
+    49
+    """
+    top = att.attack_rating + int(six.two_k(rules).support[-1]) + rules.death
+    strikers = (att, att.fists()) if broken else (att,)
+    worn = six.max_wear(rules, dfn) + 1
+    seen = {six.UNHURT}
+    frontier = [np.array([v]) for v in six.UNHURT]
+    while frontier[0].size:
+        found = []
+        for k in np.unique(frontier[2]).tolist():
+            here = frontier[2] == k
+            for who in strikers:
+                levels, cls, step = six.hit_effect(rules, who, dfn, who.weapon_ps + np.arange(top + 1), k)
+                w, s = six.mark(frontier[0][here][:, None], frontier[1][here][:, None], cls[None, :],
+                                levels[None, :], rules)
+                wear = np.broadcast_to(np.minimum(k + step, worn - 1), w.shape)
+                found.append(np.stack([w.ravel(), s.ravel(), wear.ravel()]))
+        labels = map(tuple, np.unique(np.concatenate(found, axis=1), axis=1).T.tolist())
+        new = [label for label in labels if label not in seen and six.status(rules, label) == six.markov.UP]
+        seen.update(new)
+        frontier = [np.array([label[i] for label in new], dtype=np.int64) for i in range(3)]
+    return len(seen)
 
 
 # ------------------------------------------------------------------ the compiled chain: dice and keys

@@ -19,6 +19,7 @@ from dash import html
 
 from analysis.base.params import ParamError
 from analysis.engine.combat import LEVELS
+from analysis.fights.budget import exact_duel
 from analysis.front.app import views
 from analysis.front.app.controls import fields, fighter_panel, rules_panel, section, select, system_select
 from analysis.front.app.model import command, fighter_of, rules_of, system_of, typed
@@ -76,7 +77,7 @@ def compute(state: Mapping[str, str]) -> Result:
     rules, a, b = rules_of(system, state), fighter_of(system, state, "a"), fighter_of(system, state, "b")
     exchanges = (system.exchange(rules, a, b), system.exchange(rules, b, a))
     if state.get("method", METHODS[0]) != "mc":
-        return Result(system.id, system.duel(rules, a, b).to_dict(), exchanges, command("duel", state))
+        return Result(system.id, exact_duel(system, rules, a, b).to_dict(), exchanges, command("duel", state))
     from sims.api import simulate_duel
     from sims.engine import check_n
 
@@ -91,9 +92,11 @@ def compute(state: Mapping[str, str]) -> Result:
 
 
 def outcome_cards(d: Mapping[str, Any], lang: str) -> list[Any]:
-    """P(A wins), P(B wins), P(both out), P(never ends) / P(unfinished), each with its interval under Monte Carlo."""
+    """P(A wins), P(B wins), P(both out), P(never ends) / P(unfinished) (P(ends at the round cap) when the system
+    stops the fight there), each with its interval under Monte Carlo."""
     names = ["p_a_wins", "p_b_wins", "p_both_out", "p_stalemate" if "p_stalemate" in d else "p_unfinished"]
-    return [views.card(lang, n, t(lang, n), d.get(n), d.get(f"ci_{n}")) for n in names]
+    capped = {names[-1]: t(lang, "p_capped", cap=d["rounds_cap"])} if "rounds_cap" in d else {}
+    return [views.card(lang, n, capped.get(n) or t(lang, n), d.get(n), d.get(f"ci_{n}")) for n in names]
 
 
 def level_cards(d: Mapping[str, Any], side: str, lang: str) -> list[Any]:
@@ -146,6 +149,7 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
                         shown=str(d["median_rounds"]) if d.get("median_rounds") is not None else None)]
     rounds_table = pd.DataFrame({t(lang, "round"): list(rounds), t(lang, "probability"): list(rounds.values())})
     body += [views.cards(stats)] + ([views.note(d["rounds_note"])] if d.get("rounds_note") else [])
+    body += [views.note(w) for w in d.get("warnings", ())]
     body.append(views.row([views.graph(fig, "rounds"), views.table("rounds", rounds_table, lang, t(lang, "rounds"))]))
     tables = {"outcomes": outcomes_table(d), "rounds": rounds_table}
     for ex, tag in zip(res.exchanges, ("ab", "ba")):
@@ -154,7 +158,7 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         tables[f"damage_{tag}"] = table
     body.append(views.table("outcomes", tables["outcomes"], lang, t(lang, "outcomes")))
     model = d.get("model", "exact") + (f", n = {d['n']}, seed = {d['seed']}" if mc else "")
-    body.append(views.echo(lang, res.system, d["variants"], d["house_rules"], res.cli, model))
+    body.append(views.echo(lang, res.system, d["variants"], d["house_rules"], res.cli, model, d["assumptions"]))
     return body, tables
 
 

@@ -1,4 +1,4 @@
-"""ТУН, basic rules (seed ``002_23c6518a39186dbd.txt``): rules and exact math.
+"""ТУН, basic rules (seed ``002_23c6518a39186dbd.txt``): the ruleset, checks, the fighter and one attack.
 
 Roll-under: success iff ``roll < limit`` (``success_rule = "le"``: ``<=``);
 effectiveness ``E = limit - roll``.  Dice: 3d6, or for luck 1d20 or 1d6x3.
@@ -10,13 +10,9 @@ resister's limit.  The project's rules reference is ``docs/rules/tun.md``.
 Combat: the attacker's limit is Body + attack feature less the penalties of
 "Стрельба и бой холодным оружием" (the target's Body defense when it counts,
 size, distance, moving, an aimed shot); a success inflicts ``E*n + b`` Body
-trauma.  A duel keeps the order of the first round (Body, a roll or
-Reaction); each turn is two actions, a fighter may delay or skip for
-initiative, and a fighter put out before its turn has the last word (one
-action, +1 Body trauma).  ``after_out = "finish"``: the winner keeps
-attacking the helpless loser, which no longer defends.
+trauma.
 
->>> round(SYSTEM.check(Rules(), CheckArgs(limit=13)).p_success, 6)
+>>> round(check(Rules(), CheckArgs(limit=13)).p_success, 6)
 0.740741
 """
 
@@ -32,28 +28,22 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from analysis.base.lazy import sp
 from analysis.base.params import Bool, Choice, FighterBase, Int, ParamError, Validated, param
 from analysis.engine import markov
 from analysis.engine.combat import (
     Branch,
-    DuelResult,
     DuelRules,
     ExchangeResult,
-    Resolution,
-    branch_kernel,
-    describe_fighter,
     summarize,
 )
 from analysis.engine.dist import Dist
-from analysis.engine.registry import register
 from analysis.engine.results import CheckResult, OpposedResult, Outcomes
-from analysis.engine.system import System
 
 D6 = Dist.die(range(1, 7))
 DICE_MODES = ("3d6", "1d20", "1d6x3")
 AIMS = ("none", "arm", "leg", "head", "hand", "foot", "knee")
 TURN_POLICIES = ("act", "delay", "initiative_skip")
+TARGETS = ("weakest", "random", "strongest", "spread")
 NORMAL, LAST_WORD, HELPLESS = "normal", "last_word", "helpless"
 """How an attack is made: an ordinary action, a last word (the speaker cannot move), on a helpless target."""
 MODES = (NORMAL, LAST_WORD, HELPLESS)
@@ -77,9 +67,13 @@ class Rules(DuelRules):
     turn_order: str = param("body", Choice(("body", "roll", "reaction")),
                             "order fixed at the first round: by Body (ties: d6 roll-off), by a d6 roll-off, or by the "
                             "reaction feature (ties by Body, then a roll-off)")
-    ranged_defense: str = param("moving", Choice(("moving", "defends")),
-                                "a ranged attack subtracts the target's Body defense iff the target moves (the text), "
-                                "or iff it defends (the knife throw's agreed convention)")
+    ranged_defense: str = param("defends", Choice(("defends", "moving")),
+                                "a ranged attack subtracts the target's Body defense iff the target defends (its "
+                                "reflexive dodge: the knife throw), or iff it moves (the text on shooting)")
+    aim_effects: str = param("always", Choice(("always", "while_up", "none")),
+                             "an aimed hit disarms (arm, hand), immobilises (leg, foot, knee) or stuns (head), also "
+                             "when it puts the target out (always), only when the target stays up (while_up), or "
+                             "never: the aim only costs its penalty (none)")
     size_bonus: bool = param(False, Bool(), "size term -(size_target - size_attacker) both ways (the formula): a "
                              "bigger target gives a bonus; false: a penalty only when the target is smaller (the text)")
     death_multiple: int = _constant(2, Int(1, 10), "dying when Body trauma > death_multiple x volume")
@@ -100,9 +94,13 @@ class Rules(DuelRules):
     aim_penalty_hand: int = _constant(6, Int(0, 20), "penalty of a shot aimed at a hand")
     aim_penalty_foot: int = _constant(5, Int(0, 20), "penalty of a shot aimed at a foot")
     aim_penalty_knee: int = _constant(5, Int(0, 20), "penalty of a shot aimed at a knee")
+    stun_actions: int = _constant(1, Int(0, 6), "actions a stunned fighter loses after a hit on the head (a lab "
+                                  "assumption; a new head hit renews, it does not add)")
+    melee_reach: int = _constant(2, Int(0, 100), "metres a melee weapon (or a disarmed fighter's fists) reaches (a lab "
+                                 "assumption); a melee fighter farther away is refused: a duel has no movement")
     distance: int = param(0, Int(0, 10_000), "metres between the fighters: ranged attacks take "
-                          "-max(0, ceil(distance / distance_step) - 1) x distance_penalty (melee is assumed in reach)",
-                          kind="option")
+                          "-max(0, ceil(distance / distance_step) - 1) x distance_penalty; melee needs distance <= "
+                          "melee_reach", kind="option")
 
     def check(self) -> None:
         if self.initiative_skip_cost > self.actions_per_turn:
@@ -317,21 +315,26 @@ class Fighter(FighterBase):
     weapon_n: int = param(1, Int(1, 6), "weapon multiplier n of trauma = E*n + b (unarmed 1)")
     weapon_b: int = param(0, Int(0, 20), "weapon bonus b of trauma = E*n + b (unarmed 0)")
     ranged: bool = param(False, Bool(), "the weapon shoots or is thrown: distance counts, and Body defense per "
-                         "ranged_defense (false: melee, defense iff the target defends)")
+                         "ranged_defense (false: melee, defense iff the target defends, within melee_reach)")
     size: int = param(0, Int(-MAX_SIZE, MAX_SIZE), "size class (the seed's scale: man 0, cat 1, beer can 3, "
                       "matchbox 4; below 0 bigger than a man)")
     reaction: int = param(0, Int(-MAX_EXTRA, MAX_EXTRA), "the Reaction feature (turn_order=reaction; the sheet has "
                           "no such characteristic)")
     dice: str = param("3d6", Choice(DICE_MODES), "the attack roll: 3d6, or 1d20 / 1d6x3 for luck")
-    defends: bool = param(True, Bool(), "consciously defends: melee attackers (and ranged under "
-                          "ranged_defense=defends) subtract its Body defense", kind="policy")
+    defends: bool = param(True, Bool(), "consciously defends: melee attackers (and ranged ones under "
+                          "ranged_defense=defends, the default) subtract its Body defense", kind="policy")
     moving: bool = param(False, Bool(), "moves with every action: -moving_penalty on its attacks; a moving target "
-                         "(ranged attackers subtract its Body defense)", kind="policy")
+                         "(ranged attackers subtract its Body defense under ranged_defense=moving)", kind="policy")
     aim: str = param("none", Choice(AIMS), "aimed shot (ranged only): a penalty from the seed's table, no extra "
-                     "damage", kind="policy")
+                     "damage; a hit disarms (arm, hand), immobilises (leg, foot, knee) or stuns (head), per "
+                     "aim_effects", kind="policy")
     turn_policy: str = param("act", Choice(TURN_POLICIES), "act; delay (first in order: act after the opponent's "
                              "first action); initiative_skip (second in order: skip round 1, lead from round 2 with "
                              "one action fewer)", kind="policy")
+    target: str = param("weakest", Choice(TARGETS), "whom it attacks in a group fight (RULES.md section 7): the able "
+                        "enemy with the least Body volume left (weakest), any able enemy at random, the one with the "
+                        "highest Body + attack feature (strongest), or the one attacked least this round (spread); "
+                        "ties by listed order; inert in a duel", kind="policy")
 
     def check(self) -> None:
         if self.aim != "none" and not self.ranged:
@@ -355,10 +358,10 @@ def limit_terms(rules: Rules, att: Fighter, dfn: Fighter, mode: str = NORMAL) ->
     """The attack limit as signed terms: Body, the feature, then each penalty that applies.
 
     >>> red, blue = Fighter(body=13, attack_feature=6, ranged=True), Fighter(body=12)
-    >>> limit_terms(Rules(ranged_defense="defends"), red, blue)
+    >>> limit_terms(Rules(), red, blue)  # the seed's knife throw: 13 + 6 - 6
     [('Body', 13), ('attack feature', 6), ('Body defense (the target defends)', -6)]
-    >>> sum(v for _, v in limit_terms(Rules(distance=25), red, blue.replace(size=1)))  # 19 - size 1 - distance 2
-    16
+    >>> sum(v for _, v in limit_terms(Rules(distance=25), red, blue.replace(size=1)))  # 13 - size 1 - distance 2
+    10
     """
     terms = [("Body", att.body), ("attack feature", att.attack_feature)]
     if mode != HELPLESS:
@@ -387,6 +390,78 @@ def limit_text(terms: list[tuple[str, int]]) -> str:
     """``Body 13 + attack feature 6 - Body defense (...) 6 = 13``."""
     text = " ".join(f"{'-' if v < 0 else '+'} {name} {abs(v)}" for name, v in terms)
     return f"{text.removeprefix('+ ')} = {sum(v for _, v in terms)}"
+
+
+# ------------------------------------------------------------------- reach and aimed-shot effects
+EFFECTS = {"arm": "disarm", "hand": "disarm", "leg": "immobilise", "foot": "immobilise", "knee": "immobilise",
+           "head": "stun"}
+"""What a hit aimed at each part does («в ногу, что бы обездвижить…, в руку — что бы он не мог ничего держать, в
+голову, что бы оглушить»); each effect lasts the rest of the duel, a stun its ``stun_actions`` lost actions."""
+
+
+def in_reach(rules: Rules, f: Fighter) -> bool:
+    """Whether ``f``'s attacks reach the opponent: a ranged weapon always, a melee one within ``melee_reach``.
+
+    >>> in_reach(Rules(distance=2), Fighter()), in_reach(Rules(distance=3), Fighter())
+    (True, False)
+    """
+    return f.ranged or rules.distance <= rules.melee_reach
+
+
+def check_reach(rules: Rules, fighters: Mapping[str, Fighter]) -> None:
+    """Refuse, in one line, a melee fighter farther than ``melee_reach``: a duel has no movement.
+
+    >>> check_reach(Rules(distance=45), {"A": Fighter(name="trained")})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    analysis.base.params.ParamError: distance = 45 is not allowed; allowed: at most melee_reach = 2 m while A ...
+    """
+    for who, f in fighters.items():
+        if not in_reach(rules, f):
+            raise ParamError("distance", rules.distance,
+                             f"at most melee_reach = {rules.melee_reach} m while {who} ({f.name}) fights in melee "
+                             "(ranged = false): a duel has no movement; give it a ranged weapon or bring the fighters "
+                             "closer")
+
+
+def effect_of(rules: Rules, target: Fighter, shooter: Fighter) -> str | None:
+    """What ``shooter``'s aimed hits do to ``target`` (``disarm``, ``immobilise`` or ``stun``), or None: no aim,
+    ``aim_effects = "none"``, or an effect that cannot change how this target fights.
+
+    >>> effect_of(Rules(), Fighter(weapon_n=2), Fighter(ranged=True, aim="hand"))
+    'disarm'
+    >>> effect_of(Rules(), Fighter(), Fighter(ranged=True, aim="leg")) is None  # it does not move anyway
+    True
+    """
+    kind = EFFECTS.get(shooter.aim) if rules.aim_effects != "none" else None
+    idle = {"disarm": not target.ranged and (target.weapon_n, target.weapon_b) == (1, 0),
+            "immobilise": not target.moving, "stun": rules.stun_actions == 0}
+    return None if kind is None or idle[kind] else kind
+
+
+def acting(f: Fighter, kind: str | None, state: int) -> Fighter:
+    """``f`` as it fights in effect ``state`` (0: unaffected): disarmed, with its fists (melee, E*1 + 0, no aim);
+    immobilised, no longer moving; stunned, itself (its lost actions are the turn's business).
+
+    >>> acting(Fighter(ranged=True, weapon_n=2, aim="head"), "disarm", 1).to_dict()["ranged"]
+    False
+    """
+    if state and kind == "disarm":
+        return f.replace(ranged=False, weapon_n=1, weapon_b=0, aim="none")
+    if state and kind == "immobilise":
+        return f.replace(moving=False)
+    return f
+
+
+def effect_text(rules: Rules, kind: str) -> str:
+    """What an effect does, in words.
+
+    >>> effect_text(Rules(), "stun")
+    'stuns: the target loses its next 1 action(s)'
+    """
+    return {"disarm": "disarms: the target fights on with its fists (melee, E*1 + 0)",
+            "immobilise": "immobilises: the target no longer moves",
+            "stun": f"stuns: the target loses its next {rules.stun_actions} action(s)"}[kind]
 
 
 def trauma_label(rules: Rules, f: Fighter, trauma: int) -> Any:
@@ -425,10 +500,22 @@ def _trauma(label: Any) -> int:
 def _attack_table(rules: Rules, att: Fighter, dfn: Fighter,
                   mode: str) -> tuple[float, tuple[tuple[float, int, bool], ...]]:
     """(P(miss), ((p, trauma, critical) of each successful roll value))."""
-    r = roll(att.dice)
-    success, e, crit, _ = outcome_arrays(rules, att.dice, attack_limit(rules, att, dfn, mode), r.support)
-    hits = tuple((float(p), int(x) * att.weapon_n + att.weapon_b, bool(c))
-                 for p, x, c, ok in zip(r.p, e, crit, success) if ok and p > 0)
+    return attack_outcomes(rules, att.dice, att.weapon_n, att.weapon_b, attack_limit(rules, att, dfn, mode))
+
+
+@lru_cache(maxsize=4096)
+def attack_outcomes(rules: Rules, dice: str, n: int, b: int,
+                    limit: int) -> tuple[float, tuple[tuple[float, int, bool], ...]]:
+    """One attack rolled on ``dice`` at ``limit`` with a weapon ``E*n + b``: (P(miss), ((p, trauma, critical) of
+    each successful roll value)).
+
+    >>> miss, hits = attack_outcomes(Rules(), "1d6x3", 2, 1, 10)
+    >>> round(miss, 6), [(round(p, 6), d) for p, d, _ in hits]
+    (0.5, [(0.166667, 15), (0.166667, 9), (0.166667, 3)])
+    """
+    r = roll(dice)
+    success, e, crit, _ = outcome_arrays(rules, dice, limit, r.support)
+    hits = tuple((float(p), int(x) * n + b, bool(c)) for p, x, c, ok in zip(r.p, e, crit, success) if ok and p > 0)
     return r.prob(~success), hits
 
 
@@ -449,242 +536,9 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
     >>> round(res.p_hit, 6), res.damage.max
     (0.740741, 21)
     """
+    check_reach(rules, {"the attacker": att})
     notes = [f"limit {limit_text(limit_terms(rules, att, dfn))}",
              f"trauma = E*{att.weapon_n} + {att.weapon_b} to the Body"]
+    if att.aim != "none" and rules.aim_effects != "none":
+        notes.append(f"a hit on the {att.aim} {effect_text(rules, EFFECTS[att.aim])}")
     return summarize("tun", rules, att, dfn, branches(rules, att, dfn, 0), track(rules, dfn), condition_label, notes)
-
-
-@lru_cache(maxsize=256)
-def _kernel(rules: Rules, att: Fighter, dfn: Fighter, mode: str = NORMAL) -> sp.csr_matrix:
-    """One attack of ``att`` as a Markov kernel over ``dfn``'s track (shared: never modified)."""
-    t = track(rules, dfn)
-    if mode == HELPLESS:
-        return markov.helpless_kernel(t, lambda i: ((b.p, b.condition) for b in branches(
-            rules, att, dfn, _trauma(t.labels[i]), mode)), rules.lethal_at)
-    return branch_kernel(t, lambda i: branches(rules, att, dfn, t.labels[i], mode))
-
-
-# ------------------------------------------------------------------- turns
-Event = tuple[str, str, int]
-"""One step of a round: ``("attacks", side, k)`` (k actions while both are up) or ``("last_word", side, 0)``."""
-
-
-def first_mover(rules: Rules, a: Fighter, b: Fighter) -> tuple[float, float, str]:
-    """(P(A acts first), P(B acts first), how the order was fixed).
-
-    >>> first_mover(Rules(turn_order="reaction"), Fighter(reaction=2), Fighter(reaction=2, body=11))[2]
-    'B first by Body (10 against 11) at equal reaction'
-    """
-    keys = {"body": [("Body", "body")], "roll": [],
-            "reaction": [("reaction", "reaction"), ("Body", "body")]}[rules.turn_order]
-    for i, (label, name) in enumerate(keys):
-        va, vb = getattr(a, name), getattr(b, name)
-        if va != vb:
-            first = "A" if va > vb else "B"
-            tie = f" at equal {keys[0][0]}" if i else ""
-            return float(first == "A"), float(first == "B"), f"{first} first by {label} ({va} against {vb}){tie}"
-    why = f"equal {' and '.join(k for k, _ in keys)}: " if keys else ""
-    return 0.5, 0.5, why + "a d6 roll-off (re-rolled on ties) fixes the order, each first with 1/2"
-
-
-def _turns(rules: Rules, policy: Mapping[str, str], first: str) -> list[list[tuple[str, int]]]:
-    """The turns (side, actions) of round 1, 2, ...; the last round listed repeats."""
-    second = "b" if first == "a" else "a"
-    n = rules.actions_per_turn
-
-    def ordinary(lead: str, follow: str, lead_actions: int) -> list[tuple[str, int]]:
-        if policy[lead] == "delay":
-            return [(follow, 1), (lead, lead_actions), (follow, n - 1)]
-        return [(lead, lead_actions), (follow, n)]
-
-    if policy[second] != "initiative_skip":
-        return [ordinary(first, second, n)]
-    skip = [(second, 0), (first, n)] if policy[first] == "delay" else [(first, n), (second, 0)]
-    rounds = [skip, ordinary(second, first, n - rules.initiative_skip_cost), ordinary(second, first, n)]
-    return rounds[:2] if rounds[1] == rounds[2] else rounds
-
-
-def schedule(rules: Rules, a: Fighter, b: Fighter, first: str) -> tuple[tuple[Event, ...], ...]:
-    """The events of round 1, 2, ... when ``first`` leads the order (the last round listed repeats).
-
-    With ``last_word``, a fighter put out before its turn has come speaks its
-    last word right before that turn would have begun (right after the turn
-    that put it out).
-
-    >>> schedule(Rules(), Fighter(), Fighter(), "a")
-    ((('attacks', 'a', 2), ('last_word', 'b', 0), ('attacks', 'b', 2)),)
-    >>> schedule(Rules(), Fighter(turn_policy="delay"), Fighter(), "a")[0]
-    (('attacks', 'b', 1), ('last_word', 'a', 0), ('attacks', 'a', 2), ('attacks', 'b', 1))
-    """
-    rounds = []
-    for turns in _turns(rules, {"a": a.turn_policy, "b": b.turn_policy}, first):
-        events: list[Event] = []
-        for side, k in turns:
-            if rules.last_word and events and not any(s == side for _, s, _ in events):
-                events.append(("last_word", side, 0))
-            if k:
-                events.append(("attacks", side, k))
-        rounds.append(tuple(events))
-    return tuple(rounds)
-
-
-def describe_schedule(rounds: tuple[tuple[Event, ...], ...]) -> str:
-    """The rounds in words.
-
-    >>> describe_schedule(schedule(Rules(), Fighter(), Fighter(turn_policy="initiative_skip"), "a"))
-    'round 1: A x2, B last word; round 2: B x1, A last word, A x2; then every round: B x2, A last word, A x2'
-    """
-    def one(events: tuple[Event, ...]) -> str:
-        return ", ".join(f"{s.upper()} x{k}" if kind == "attacks" else f"{s.upper()} last word" for kind, s, k in events)
-
-    heads = [f"round {i + 1}" for i in range(len(rounds) - 1)] + ["then every round" if len(rounds) > 1 else "each round"]
-    return "; ".join(f"{h}: {one(ev)}" for h, ev in zip(heads, rounds))
-
-
-def _last_word(rules: Rules, a: Fighter, b: Fighter, side: str) -> sp.csr_matrix:
-    """Over the joint space: the fighter of ``side``, out while the other is up, takes ``last_word_actions``
-    actions (each while the other is up; it cannot move) at ``last_word_trauma`` Body trauma each."""
-    speaker, target = (a, b) if side == "a" else (b, a)
-    ts, tt = track(rules, speaker), track(rules, target)
-    allowed = (markov.OUT, markov.DYING) if rules.dying_last_word else (markov.OUT,)
-    eligible = np.isin(ts.status, allowed).astype(float)
-    cost_to = [ts.index[trauma_label(rules, speaker, _trauma(lab) + rules.last_word_trauma)] if lab != "dying" else i
-               for i, lab in enumerate(ts.labels)]
-    cost = sp.csr_matrix((np.ones(len(ts)), (np.arange(len(ts)), cost_to)), shape=(len(ts), len(ts)))
-    up_s, up_t = ts.up.astype(float), tt.up.astype(float)
-    hit = sp.diags(up_t) @ _kernel(rules, speaker, target, LAST_WORD)
-    pieces = [(sp.diags(1 - up_s) @ cost, hit), (sp.identity(len(ts)), sp.diags(1 - up_t)),
-              (sp.diags(up_s), sp.diags(up_t))]
-    step = sum(sp.kron(s, t) if side == "a" else sp.kron(t, s) for s, t in pieces).tocsr()
-    where = np.kron(eligible, up_t) if side == "a" else np.kron(up_t, eligible)
-    speech = sp.identity(step.shape[0], format="csr")
-    for _ in range(rules.last_word_actions):
-        speech = speech @ step
-    return (sp.diags(where) @ speech + sp.diags(1 - where)).tocsr()
-
-
-def _round(rules: Rules, a: Fighter, b: Fighter, events: tuple[Event, ...]) -> sp.csr_matrix:
-    """One round over the joint space (A x B) from its events; rows where someone is already out are the identity."""
-    ta, tb = track(rules, a), track(rules, b)
-    m = sp.identity(len(ta) * len(tb), format="csr")
-    for kind, side, k in events:
-        if kind == "last_word":
-            m = m @ _last_word(rules, a, b, side)
-            continue
-        att, dfn = (a, b) if side == "a" else (b, a)
-        one = markov.attack(ta, tb, {0: _kernel(rules, att, dfn)}, side)
-        for _ in range(k):
-            m = m @ one
-    live = np.kron(ta.up, tb.up).astype(float)
-    return (sp.diags(live) @ m + sp.diags(1.0 - live)).tocsr()
-
-
-def _orders(rules: Rules, a: Fighter, b: Fighter) -> list[tuple[float, str]]:
-    p_a, p_b, _ = first_mover(rules, a, b)
-    return [(p, side) for p, side in ((p_a, "a"), (p_b, "b")) if p > 0]
-
-
-def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
-    """The order fixed at the first round; turns of two actions (delay and initiative skip as the fighters'
-    policies say); the last word; until someone is out, then ``after_out``.
-
-    >>> res = duel(Rules(), Fighter(body=13, attack_feature=6, weapon_n=2, weapon_b=1), Fighter(body=12))
-    >>> res.solution.p_a_wins > 0.99
-    True
-    """
-    ta, tb = track(rules, a), track(rules, b)
-    parts, words = [], []
-    for p, first in _orders(rules, a, b):
-        rounds = schedule(rules, a, b, first)
-        parts.append((p, markov.solve_rounds([_round(rules, a, b, ev) for ev in rounds], ta, tb, (0, 0))))
-        words.append(f"{first.upper()} first: {describe_schedule(rounds)}")
-    sol = markov.mix_solutions(parts, ta, tb)
-    if rules.after_out == "finish":
-        sol = markov.finish(sol, ta, tb, {0: _kernel(rules, b, a, HELPLESS)}, {0: _kernel(rules, a, b, HELPLESS)},
-                            rules.lethal_at, rules.finish_attacks)
-    order = (f"fixed at the first round: {first_mover(rules, a, b)[2]}; {' | '.join(words)}"
-             + ("; the last word" + (" (also when dying)" if rules.dying_last_word else "") if rules.last_word else "")
-             + ("; then the winner attacks the helpless loser (no defense)" if rules.after_out == "finish" else ""))
-    return DuelResult("tun", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order, sol)
-
-
-def duel_states(rules: Rules, a: Fighter, b: Fighter) -> int:
-    """An upper bound on the exact chain's states: orders x round kinds x both tracks, without building it.
-
-    >>> duel_states(Rules(), Fighter(body=3), Fighter(body=4))
-    80
-    """
-    per_pair = len(track(rules, a)) * len(track(rules, b))
-    return sum(len(_turns(rules, {"a": a.turn_policy, "b": b.turn_policy}, first)) * per_pair
-               for _, first in _orders(rules, a, b))
-
-
-def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
-    """One attack on an unhurt ``dfn`` with ``attack`` = the value rolled on the attacker's dice.
-
-    >>> red = Fighter(body=13, attack_feature=6, weapon_n=2, weapon_b=1)
-    >>> res = resolve(Rules(), red, Fighter(body=12), {"attack": 11})
-    >>> res.hit, res.fields["effectiveness"], res.damage
-    (True, 2, 5)
-    """
-    r = roll(att.dice)
-    for name, value in rolls.items():
-        if r.pmf(value) == 0:
-            faces = ", ".join(str(v) for v in r.to_dict()) if att.dice == "1d6x3" else f"{r.min}..{r.max}"
-            raise ParamError(f"rolls.{name}", value, f"a {att.dice} roll in {faces}")
-    if "attack" not in rolls:
-        raise ParamError("rolls", ",".join(f"{k}={v}" for k, v in rolls.items()) or "(none)",
-                         "a value for 'attack' (this exchange needs it)")
-    value = rolls["attack"]
-    terms = limit_terms(rules, att, dfn)
-    limit = sum(v for _, v in terms)
-    success, e, crit, fumble = (x[0] for x in outcome_arrays(rules, att.dice, limit, np.array([value])))
-    sign = "<=" if rules.success_rule == "le" else "<"
-    steps = [f"limit: {limit_text(terms)}"]
-    if crit:
-        steps.append(f"attack: {att.dice} = {value}, the minimum: critical success, "
-                     f"E = max({limit} - {value}, 0) + {crit_bonus(rules, att.dice)} = {e}")
-    elif fumble:
-        steps.append(f"attack: {att.dice} = {value}, the maximum: critical failure, miss")
-    else:
-        steps.append(f"attack: {att.dice} = {value} {sign} {limit}? "
-                     + (f"yes: hit, E = {limit} - {value} = {e}" if success else "no: miss"))
-    damage = int(e) * att.weapon_n + att.weapon_b if success else 0
-    if success:
-        steps.append(f"trauma: E*{att.weapon_n} + {att.weapon_b} = {e}*{att.weapon_n} + {att.weapon_b} "
-                     f"= {damage} Body trauma")
-    label = trauma_label(rules, dfn, damage)
-    condition = "dying" if label == "dying" else "out" if isinstance(label, tuple) else "up"
-    steps.append(f"{dfn.name}'s Body: volume {dfn.volume}, trauma 0 -> {damage}: {condition}"
-                 + {"up": "", "out": " (trauma >= volume)",
-                    "dying": f" (trauma > {rules.death_multiple} x volume)"}[condition])
-    fields = {"limit": limit, "effectiveness": int(e), "critical": bool(crit), "fumble": bool(fumble),
-              "trauma_after": damage, "condition": condition}
-    return Resolution("tun", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
-                      dict(rolls), steps, bool(success), damage, damage, fields)
-
-
-SYSTEM = register(System(
-    id="tun",
-    title="TUN",
-    title_ru="ТУН",
-    seed="002_23c6518a39186dbd.txt",
-    dice="3d6 roll-under (1d20 or 1d6x3 for luck)",
-    Rules=Rules,
-    CheckArgs=CheckArgs,
-    check=check,
-    opposed=opposed,
-    table_cases=table_cases,
-    value="limit",
-    extras={"seed_table": seed_table, "seed_table_warning": seed_table_warning, "resist": resist},
-    Fighter=Fighter,
-    exchange=exchange,
-    resolve=resolve,
-    duel=duel,
-    roll_names=("attack",),
-    combat_skills=("attack_feature", "extra_defense"),
-    levels={"out": "trauma + fatigue >= volume: «теряет сознание»",
-            "dying": "trauma > 2 x volume: «не позднее чем через час… умирает»", "dead": None},
-    round_seconds=4,
-    duel_states=duel_states,
-))

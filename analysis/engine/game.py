@@ -1,0 +1,501 @@
+"""Two-player zero-sum stochastic games over an explicit graph of states, and the chain a pair of strategies makes.
+
+A :class:`Game` lists states ``0..n-1``.  At state ``s`` side A picks one of
+``na[s]`` actions and side B one of ``nb[s]`` *at the same moment* (1 = no
+choice), and the pair ``(i, j)`` is option ``opt[s] + i * nb[s] + j``: a
+distribution over next states (edges ``edge[o] .. edge[o + 1]``).  A state
+with no choice for either side is a chance node; one where only A (or B)
+chooses is a max (min) node, a decision taken one after the other; one where
+both choose holds a matrix game, whose equilibrium may be mixed.  A state
+with no option ends the fight, paying A ``payoff[s]`` (B gets its negative).
+
+:func:`solve` finds the value of every state and an optimal strategy of each
+side: value iteration over the graph's strongly connected components, sinks
+first (a fight's conditions only worsen, so a component is one block of
+conditions and its few loops), sweeping each component until no value moves
+by more than the tolerance; matrix games are solved exactly by support
+enumeration.  A side can be held to a fixed strategy (its book policy, or
+its play when the other side best-responds), which makes the same routine
+compute a best response or simply the value of fixed play.  :func:`chain`
+turns a pair of strategies into the Markov chain they make, and
+:func:`evaluate` its absorption probabilities and rounds (through
+:func:`analysis.engine.markov.absorb`).
+
+Strategies are flat arrays over each side's actions, state by state
+(``Game.a_offsets``): a probability per action, one-hot for pure play.
+
+>>> # A chooses at state 0: a sure win (state 1) or a coin toss between win and loss.
+>>> g = Game.build([[[(1.0, 1)], [(0.5, 1), (0.5, 2)]], [], []], na=[2, 0, 0], nb=[1, 0, 0],
+...                payoff=[0.0, 1.0, -1.0])
+>>> sol = solve(g)
+>>> float(sol.values[0]), sol.a_strategy[:2].tolist()
+(1.0, [1.0, 0.0])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from analysis.base.lazy import sp, spsolve
+from analysis.engine.markov import Absorption, absorb
+
+TOL = 1e-13
+"""A component's sweeps stop when no value moved by more than this."""
+MAX_SWEEPS = 1_000_000
+"""... or after this many sweeps of one component (what moved last is reported as ``residual``)."""
+TIE = 1e-12
+"""Actions whose values differ by less than this are tied; the tie goes to the lowest index (the book's action)."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """An explicit two-player zero-sum stochastic game (see the module docstring for the layout).
+
+    ``round_start[s]``: entering ``s`` begins a new round (rounds are counted by these visits);
+    ``book_a[s]`` / ``book_b[s]``: the action each side's book policy takes at ``s``.
+    """
+
+    na: np.ndarray
+    nb: np.ndarray
+    opt: np.ndarray
+    edge: np.ndarray
+    to: np.ndarray
+    p: np.ndarray
+    payoff: np.ndarray
+    round_start: np.ndarray
+    book_a: np.ndarray
+    book_b: np.ndarray
+    start: int = 0
+
+    @property
+    def n(self) -> int:
+        return int(self.na.size)
+
+    @property
+    def ends(self) -> np.ndarray:
+        """Mask of the states that end the fight."""
+        return (self.na * self.nb) == 0
+
+    @property
+    def a_offsets(self) -> np.ndarray:
+        """Where each state's actions of A start in a strategy array (``n + 1`` entries)."""
+        return np.concatenate([[0], np.cumsum(np.where(self.ends, 0, self.na))]).astype(np.int64)
+
+    @property
+    def b_offsets(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(np.where(self.ends, 0, self.nb))]).astype(np.int64)
+
+    def book(self, side: str) -> np.ndarray:
+        """The one-hot strategy of ``side``'s book policy."""
+        return _one_hot(self.a_offsets if side == "a" else self.b_offsets, self.book_a if side == "a" else self.book_b)
+
+    @classmethod
+    def build(cls, options: Sequence[Sequence[Sequence[tuple[float, int]]]], na: Sequence[int], nb: Sequence[int],
+              payoff: Sequence[float], round_start: Sequence[bool] | None = None, book_a: Sequence[int] | None = None,
+              book_b: Sequence[int] | None = None, start: int = 0) -> "Game":
+        """A game from Python lists: ``options[s]`` lists state ``s``'s ``na[s] * nb[s]`` options in the order
+        ``i * nb[s] + j``, each a list of ``(probability, next state)``; an end state has no options."""
+        n = len(na)
+        opt, edge, to, p = [0], [0], [], []
+        for s in range(n):
+            count = na[s] * nb[s]
+            if len(options[s]) != count:
+                raise ValueError(f"state {s}: {len(options[s])} options for {na[s]} x {nb[s]} actions")
+            for o in options[s]:
+                for q, t in o:
+                    to.append(t), p.append(q)
+                edge.append(len(to))
+            opt.append(len(edge) - 1)
+        zeros = np.zeros(n, dtype=np.int64)
+        return cls(np.asarray(na, dtype=np.int64), np.asarray(nb, dtype=np.int64), np.asarray(opt, dtype=np.int64),
+                   np.asarray(edge, dtype=np.int64), np.asarray(to, dtype=np.int64), np.asarray(p, dtype=float),
+                   np.asarray(payoff, dtype=float),
+                   np.asarray(round_start if round_start is not None else np.zeros(n), dtype=bool),
+                   np.asarray(book_a, dtype=np.int64) if book_a is not None else zeros,
+                   np.asarray(book_b, dtype=np.int64) if book_b is not None else zeros, start)
+
+
+@dataclass(frozen=True)
+class GameSolution:
+    """The value of every state, each side's strategy, and how far the value iteration got."""
+
+    values: np.ndarray
+    a_strategy: np.ndarray
+    b_strategy: np.ndarray
+    residual: float
+    sweeps: int
+    tolerance: float = TOL
+
+
+def _one_hot(offsets: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    out = np.zeros(int(offsets[-1]))
+    has = offsets[1:] > offsets[:-1]
+    out[offsets[:-1][has] + picks[has]] = 1.0
+    return out
+
+
+def solve(game: Game, a_fixed: np.ndarray | None = None, b_fixed: np.ndarray | None = None,
+          fixed_a_states: np.ndarray | None = None, fixed_b_states: np.ndarray | None = None,
+          tol: float = TOL) -> GameSolution:
+    """The game's value and optimal strategies; ``a_fixed`` (a strategy array) holds A to it at every state, or
+    only at ``fixed_a_states`` (a mask) when given; likewise B.  With both held everywhere it is the value of
+    that play; with one held, the other's best response.
+
+    >>> g = Game.build([[[(1.0, 1)], [(1.0, 2)], [(1.0, 2)], [(1.0, 1)]], [], []], na=[2, 0, 0], nb=[2, 0, 0],
+    ...                payoff=[0.0, 1.0, -1.0])   # matching pennies
+    >>> sol = solve(g)
+    >>> round(float(sol.values[0]), 12), sol.a_strategy.tolist(), sol.b_strategy.tolist()
+    (0.0, [0.5, 0.5], [0.5, 0.5])
+    """
+    n = game.n
+    aoff, boff = game.a_offsets, game.b_offsets
+    fa = np.zeros(n, dtype=np.bool_) if a_fixed is None else (
+        np.ones(n, dtype=np.bool_) if fixed_a_states is None else np.asarray(fixed_a_states, dtype=np.bool_))
+    fb = np.zeros(n, dtype=np.bool_) if b_fixed is None else (
+        np.ones(n, dtype=np.bool_) if fixed_b_states is None else np.asarray(fixed_b_states, dtype=np.bool_))
+    wa = np.asarray(a_fixed, dtype=float).copy() if a_fixed is not None else np.zeros(int(aoff[-1]))
+    wb = np.asarray(b_fixed, dtype=float).copy() if b_fixed is not None else np.zeros(int(boff[-1]))
+    order, comp_ptr = _components(n, game.opt, game.edge, game.to, game.na * game.nb)
+    values = np.zeros(n)
+    residual, sweeps = _solve(game.na, game.nb, game.opt, game.edge, game.to, game.p, game.payoff, fa, fb, wa, wb,
+                              aoff, boff, order, comp_ptr, tol, MAX_SWEEPS, values)
+    return GameSolution(values, wa, wb, float(residual), int(sweeps), tol)
+
+
+def chain(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> sp.csr_matrix:
+    """The ``n x n`` transition matrix of the play ``(a_strategy, b_strategy)``; end states keep no row."""
+    counts = np.where(game.ends, 0, game.na * game.nb)
+    state_of_opt = np.repeat(np.arange(game.n), counts)
+    local = np.arange(int(game.opt[-1])) - game.opt[state_of_opt]
+    nb = game.nb[state_of_opt]
+    weight = (a_strategy[game.a_offsets[state_of_opt] + local // nb]
+              * b_strategy[game.b_offsets[state_of_opt] + local % nb])
+    per_edge = np.repeat(np.arange(int(game.opt[-1])), np.diff(game.edge))
+    rows = state_of_opt[per_edge]
+    return sp.csr_matrix((game.p * weight[per_edge], (rows, game.to)), shape=(game.n, game.n))
+
+
+def evaluate(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> Absorption:
+    """Where the play ends (mass per end state, in the order of ``np.flatnonzero(game.ends)``), its rounds and
+    what never ends.
+
+    The chain is reduced to the round-start states (each visit begins a round): the states inside a round must
+    not loop among themselves, so a round's way through them is a finite sum of powers.  Then
+    :func:`~analysis.engine.markov.absorb` counts rounds as it does for duels.
+    """
+    t = chain(game, a_strategy, b_strategy)
+    ends = np.flatnonzero(game.ends)
+    starts = np.flatnonzero(game.round_start & ~game.ends)
+    inner = np.flatnonzero(~game.round_start & ~game.ends)
+    t_ii = t[inner][:, inner].tocsr()
+
+    def through(rows: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """``rows`` continued through the states inside a round until a round starts or the fight ends."""
+        to_s, to_e, step = rows[:, starts], rows[:, ends], rows[:, inner]
+        for _ in range(inner.size + 1):
+            if step.nnz == 0:
+                return to_s.tocsr(), to_e.tocsr()
+            to_s = to_s + step @ t[inner][:, starts]
+            to_e = to_e + step @ t[inner][:, ends]
+            step = step @ t_ii
+        raise ValueError("the states inside a round loop among themselves: mark a round start on the loop")
+
+    q, r = through(t[starts].tocsr())
+    x0 = sp.csr_matrix(([1.0], ([0], [game.start])), shape=(1, game.n))
+    x_s, x_e = through(x0)
+    return absorb(q, r, np.asarray(x_s.todense()).ravel(), np.asarray(x_e.todense()).ravel())
+
+
+def visits(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.ndarray:
+    """Each state's expected number of visits in the play ``(a_strategy, b_strategy)`` from the start (what
+    never ends is not counted: a state on an endless loop gets its visits until the loop, then stops).
+
+    >>> g = Game.build([[[(0.5, 0), (0.5, 1)]], []], [1, 0], [1, 0], [0.0, 1.0])
+    >>> visits(g, g.book("a"), g.book("b")).tolist()
+    [2.0, 1.0]
+    """
+    t = chain(game, a_strategy, b_strategy).tocsc()
+    live = np.flatnonzero(~game.ends)
+    q = t[live][:, live]
+    x0 = np.zeros(live.size)
+    where = np.searchsorted(live, game.start)
+    out = np.zeros(game.n)
+    if where < live.size and live[where] == game.start:
+        x0[where] = 1.0
+        inside = spsolve((sp.identity(live.size, format="csc") - q).T.tocsc(), x0)
+        out[live] = inside
+        out[game.ends] = np.asarray(sp.csr_matrix(inside) @ t[live][:, np.flatnonzero(game.ends)].todense()).ravel()
+    else:
+        out[game.start] = 1.0
+    return out
+
+
+# ------------------------------------------------------------------ compiled parts
+@njit(cache=True)
+def _components(n: int, opt: np.ndarray, edge: np.ndarray, to: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Strongly connected components (Tarjan, iterative), in reverse topological order: sinks first.
+
+    Returns the states component by component and where each component starts."""
+    index = -np.ones(n, dtype=np.int64)
+    low = np.zeros(n, dtype=np.int64)
+    on = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    call_v = np.empty(n, dtype=np.int64)
+    call_e = np.empty(n, dtype=np.int64)
+    counter = 0
+    top = 0
+    n_out = 0
+    n_comp = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        depth = 0
+        call_v[0] = root
+        call_e[0] = edge[opt[root]]
+        index[root] = low[root] = counter
+        counter += 1
+        stack[top] = root
+        top += 1
+        on[root] = True
+        while depth >= 0:
+            v = call_v[depth]
+            last = edge[opt[v] + counts[v]] if counts[v] > 0 else edge[opt[v]]
+            e = call_e[depth]
+            if e < last:
+                call_e[depth] = e + 1
+                w = to[e]
+                if index[w] < 0:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack[top] = w
+                    top += 1
+                    on[w] = True
+                    depth += 1
+                    call_v[depth] = w
+                    call_e[depth] = edge[opt[w]]
+                elif on[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            if low[v] == index[v]:
+                while True:
+                    top -= 1
+                    w = stack[top]
+                    on[w] = False
+                    order[n_out] = w
+                    n_out += 1
+                    if w == v:
+                        break
+                n_comp += 1
+                ptr[n_comp] = n_out
+            depth -= 1
+            if depth >= 0:
+                u = call_v[depth]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+    return order, ptr[: n_comp + 1]
+
+
+@njit(cache=True)
+def _matrix_game(q: np.ndarray, m: int, k: int, x: np.ndarray, y: np.ndarray) -> float:
+    """The value of the zero-sum matrix game ``q[:m, :k]`` (A maximises over rows), its optimal mixed strategies
+    in ``x`` and ``y``: a saddle point if there is one, else support enumeration (exact for small games)."""
+    best_row, lower = 0, -np.inf
+    for i in range(m):
+        worst = np.inf
+        for j in range(k):
+            worst = min(worst, q[i, j])
+        if worst > lower + TIE:
+            lower, best_row = worst, i
+    best_col, upper = 0, np.inf
+    for j in range(k):
+        most = -np.inf
+        for i in range(m):
+            most = max(most, q[i, j])
+        if most < upper - TIE:
+            upper, best_col = most, j
+    x[:m] = 0.0
+    y[:k] = 0.0
+    if upper - lower <= TIE:
+        x[best_row] = 1.0
+        y[best_col] = 1.0
+        return lower
+    for size in range(2, min(m, k) + 1):
+        rows = np.arange(size)
+        while True:
+            cols = np.arange(size)
+            while True:
+                a = np.zeros((size + 1, size + 1))
+                rhs = np.zeros(size + 1)
+                for r in range(size):  # A's mix makes every B column in the support pay v
+                    for c in range(size):
+                        a[c, r] = q[rows[r], cols[c]]
+                    a[size, r] = 1.0
+                for c in range(size):
+                    a[c, size] = -1.0
+                rhs[size] = 1.0
+                b = np.zeros((size + 1, size + 1))
+                for c in range(size):
+                    for r in range(size):
+                        b[r, c] = q[rows[r], cols[c]]
+                    b[size, c] = 1.0
+                for r in range(size):
+                    b[r, size] = -1.0
+                if abs(np.linalg.det(a)) > 1e-14 and abs(np.linalg.det(b)) > 1e-14:
+                    sx = np.linalg.solve(a, rhs)
+                    sy = np.linalg.solve(b, rhs)
+                    v = sx[size]
+                    ok = True
+                    for r in range(size):
+                        ok = ok and sx[r] >= -1e-12 and sy[r] >= -1e-12
+                    if ok:
+                        for i in range(m):  # no row outside the support pays A more against y
+                            pay = 0.0
+                            for c in range(size):
+                                pay += q[i, cols[c]] * sy[c]
+                            ok = ok and pay <= v + 1e-12
+                        for j in range(k):  # no column outside pays A less against x
+                            pay = 0.0
+                            for r in range(size):
+                                pay += q[rows[r], j] * sx[r]
+                            ok = ok and pay >= v - 1e-12
+                    if ok:
+                        for r in range(size):
+                            x[rows[r]] = max(sx[r], 0.0)
+                            y[cols[r]] = max(sy[r], 0.0)
+                        return v
+                if not _next_subset(cols, k):
+                    break
+            if not _next_subset(rows, m):
+                break
+    x[best_row] = 1.0  # unreachable for a finite game (a solution always exists); fall back to maximin
+    y[best_col] = 1.0
+    return lower
+
+
+@njit(cache=True)
+def _next_subset(idx: np.ndarray, n: int) -> bool:
+    """Advance ``idx`` (sorted indices) to the next subset of ``range(n)`` of its size; False when done."""
+    size = idx.size
+    i = size - 1
+    while i >= 0 and idx[i] == n - size + i:
+        i -= 1
+    if i < 0:
+        return False
+    idx[i] += 1
+    for j in range(i + 1, size):
+        idx[j] = idx[j - 1] + 1
+    return True
+
+
+@njit(cache=True)
+def _pick(values: np.ndarray, count: int, sign: float) -> int:
+    """The index of the best of ``values[:count]`` for a side maximising ``sign * value``; ties to the lowest."""
+    pick = 0
+    for i in range(1, count):
+        if sign * (values[i] - values[pick]) > TIE:
+            pick = i
+    return pick
+
+
+@njit(cache=True)
+def _state_value(s: int, na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: np.ndarray, to: np.ndarray,
+                 p: np.ndarray, values: np.ndarray, fa: np.ndarray, fb: np.ndarray, wa: np.ndarray, wb: np.ndarray,
+                 aoff: np.ndarray, boff: np.ndarray, q: np.ndarray, x: np.ndarray, y: np.ndarray,
+                 record: bool) -> float:
+    """The value of state ``s`` from its successors' values; with ``record``, the free sides' strategies there."""
+    m, k = na[s], nb[s]
+    for i in range(m):
+        for j in range(k):
+            o = opt[s] + i * k + j
+            acc = 0.0
+            for e in range(edge[o], edge[o + 1]):
+                acc += p[e] * values[to[e]]
+            q[i, j] = acc
+    a0, b0 = aoff[s], boff[s]
+    if fa[s] and fb[s]:
+        v = 0.0
+        for i in range(m):
+            for j in range(k):
+                v += wa[a0 + i] * wb[b0 + j] * q[i, j]
+        return v
+    if fa[s] or m == 1:  # B chooses against A's fixed mix (or A's only action)
+        for j in range(k):
+            y[j] = 0.0
+            for i in range(m):
+                y[j] += (wa[a0 + i] if fa[s] else 1.0) * q[i, j]
+        pick = _pick(y, k, -1.0)
+        v = y[pick]
+        if record:
+            for j in range(k):
+                wb[b0 + j] = 1.0 if j == pick else 0.0
+            if not fa[s]:
+                wa[a0] = 1.0
+        return v
+    if fb[s] or k == 1:  # A chooses against B's fixed mix (or B's only action)
+        for i in range(m):
+            x[i] = 0.0
+            for j in range(k):
+                x[i] += (wb[b0 + j] if fb[s] else 1.0) * q[i, j]
+        pick = _pick(x, m, 1.0)
+        v = x[pick]
+        if record:
+            for i in range(m):
+                wa[a0 + i] = 1.0 if i == pick else 0.0
+            if not fb[s]:
+                wb[b0] = 1.0
+        return v
+    v = _matrix_game(q, m, k, x, y)
+    if record:
+        for i in range(m):
+            wa[a0 + i] = x[i]
+        for j in range(k):
+            wb[b0 + j] = y[j]
+    return v
+
+
+@njit(cache=True)
+def _solve(na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: np.ndarray, to: np.ndarray, p: np.ndarray,
+           payoff: np.ndarray, fa: np.ndarray, fb: np.ndarray, wa: np.ndarray, wb: np.ndarray, aoff: np.ndarray,
+           boff: np.ndarray, order: np.ndarray, ptr: np.ndarray, tol: float, max_sweeps: int,
+           values: np.ndarray) -> tuple[float, int]:
+    """Value iteration component by component, sinks first; then each free side's strategy at the values."""
+    size = 1
+    for s in range(na.size):
+        size = max(size, na[s], nb[s])
+    q = np.zeros((size, size))
+    x = np.zeros(size)
+    y = np.zeros(size)
+    residual, total = 0.0, 0
+    for c in range(ptr.size - 1):
+        lo, hi = ptr[c], ptr[c + 1]
+        looped = hi - lo > 1
+        if not looped:  # a single state loops only through itself
+            s = order[lo]
+            if na[s] * nb[s] > 0:
+                for o in range(opt[s], opt[s] + na[s] * nb[s]):
+                    for e in range(edge[o], edge[o + 1]):
+                        looped = looped or to[e] == s
+        sweeps = 0
+        while True:
+            moved = 0.0
+            for t in range(lo, hi):
+                s = order[t]
+                v = payoff[s] if na[s] * nb[s] == 0 else _state_value(s, na, nb, opt, edge, to, p, values, fa, fb, wa,
+                                                                       wb, aoff, boff, q, x, y, False)
+                moved = max(moved, abs(v - values[s]))
+                values[s] = v
+            sweeps += 1
+            if not looped or moved <= tol or sweeps >= max_sweeps:
+                break
+        residual = max(residual, moved if looped else 0.0)
+        total += sweeps
+    for s in range(na.size):
+        if na[s] * nb[s] > 0 and not (fa[s] and fb[s]):
+            _state_value(s, na, nb, opt, edge, to, p, values, fa, fb, wa, wb, aoff, boff, q, x, y, True)
+    return residual, total

@@ -1,0 +1,312 @@
+"""Tactics played well: a duel's decisions (RULES.md section 8) solved as a game, against the book's scripts.
+
+:func:`analyse` takes a system's :class:`~analysis.engine.decisions.DecisionGame` and
+plays it three ways: **book** (both sides by their fighters' policies), **best
+response** (A plays the best reply to B's book play) and **equilibrium** (both
+play well: the game's value).  For each decision it reports how often the
+option is taken under equilibrium play (``share_taken``: the visit-weighted
+share of its moments where the decider takes anything but the plain action,
+``actions[0]``) and what it is worth (the value the side loses when forbidden
+it: held to the plain action there, the rest still played well); which fixed
+scripts are dominated; and a **simple rule**, a depth-2 tree over what the
+decider knows, fitted to A's equilibrium play, with the share of the
+equilibrium's gain over the book script it keeps against an opponent who
+plays well.  ``decide`` limits the solved decisions to those named; every
+other decision stays at each fighter's policy.
+
+Values are in the objective's units: under ``wins``, P(A wins) - P(B wins).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from analysis.base.params import DicelabError, ParamError
+from analysis.engine.decisions import OBJECTIVES, DecisionGame
+from analysis.engine.game import TOL, GameSolution, solve, visits
+from analysis.engine.markov import Solution
+
+PLAYS = ("book", "best", "equilibrium")
+"""The ways a duel can be played: the fighters' scripts, A's best response to B's script, both playing well."""
+EPS = 1e-9
+"""Value differences smaller than this are ties (a script is dominated only by a margin above it)."""
+
+
+@dataclass(frozen=True)
+class Play:
+    """One way of playing the duel: its value and the duel's figures."""
+
+    value: float
+    solution: Solution
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.solution
+        return {"value": self.value, "p_a_wins": s.p_a_wins, "p_b_wins": s.p_b_wins, "p_both_out": s.p_both_out,
+                "p_stalemate": s.p_stalemate, "mean_rounds": s.mean_rounds}
+
+
+@dataclass(frozen=True)
+class DecisionWorth:
+    """A decision under equilibrium play: how often its option is taken and what it is worth to its side."""
+
+    name: str
+    side: str
+    share_taken: float | None
+    worth: float
+    actions: Mapping[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "side": self.side, "share_taken": self.share_taken, "worth": self.worth,
+                "actions": dict(self.actions)}
+
+
+@dataclass(frozen=True)
+class SimpleRule:
+    """A depth-2 tree over what the decider knows, fitted to its equilibrium play, and what it keeps."""
+
+    side: str
+    decision: str
+    text: str
+    agreement: float
+    share_of_gain: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"side": self.side, "decision": self.decision, "text": self.text, "agreement": self.agreement,
+                "share_of_gain": self.share_of_gain}
+
+
+@dataclass(frozen=True)
+class Tactics:
+    """What :func:`analyse` finds (``policy``: the equilibrium's strategy at every decision state)."""
+
+    objective: str
+    decide: tuple[str, ...]
+    book: Play
+    best_response: Play
+    equilibrium: Play
+    decisions: tuple[DecisionWorth, ...]
+    dominated: Mapping[str, tuple[str, ...]]
+    simple_rule: SimpleRule | None
+    residual: float
+    policy: tuple[dict[str, Any], ...]
+    tolerance: float = TOL
+
+    def to_dict(self) -> dict[str, Any]:
+        names = sorted({n for side in self.dominated.values() for n in side})
+        return {"objective": self.objective, "decide": list(self.decide), "book": self.book.to_dict(),
+                "best_response": self.best_response.to_dict(), "equilibrium": self.equilibrium.to_dict(),
+                "decisions": [d.to_dict() for d in self.decisions], "dominated": names,
+                "dominated_by_side": {k: list(v) for k, v in self.dominated.items()},
+                "simple_rule": self.simple_rule.to_dict() if self.simple_rule else None,
+                "tolerance": self.tolerance, "residual": self.residual}
+
+
+def analyse(dg: DecisionGame, decide: Iterable[str] | None = None, objective: str = "wins") -> Tactics:
+    """Book, best response and equilibrium play of ``dg``, each decision's share and worth, the dominated
+    scripts and A's simple rule (see the module docstring)."""
+    if objective not in OBJECTIVES:
+        raise ParamError("objective", objective, "one of " + ", ".join(OBJECTIVES))
+    known = sorted({d.name for d in dg.decisions})
+    names = tuple(known if decide is None else decide)
+    for name in names:
+        if name not in known:
+            raise ParamError("decide", name, "one of " + ", ".join(known) if known else "none: no decisions here")
+    dg = dg.with_objective(objective)
+    g = dg.game
+    book_a, book_b = g.book("a"), g.book("b")
+    free_a, free_b = _mask(dg, "a", names), _mask(dg, "b", names)
+    book = solve(g, a_fixed=book_a, b_fixed=book_b)
+    best = solve(g, a_fixed=book_a, fixed_a_states=~free_a, b_fixed=book_b)
+    eq = solve(g, a_fixed=book_a, fixed_a_states=~free_a, b_fixed=book_b, fixed_b_states=~free_b)
+    plays = [_play(dg, sol) for sol in (book, best, eq)]
+    seen = visits(g, eq.a_strategy, eq.b_strategy)
+    worths = tuple(_worth(dg, eq, seen, d, free_a, free_b) for d, dec in enumerate(dg.decisions) if dec.name in names)
+    rule = _simple_rule(dg, eq, seen, free_a, free_b, names, book_a)
+    return Tactics(objective, names, *plays, worths, dominated(dg, objective), rule,
+                   max(book.residual, best.residual, eq.residual), tuple(policy_rows(dg, eq, seen)))
+
+
+def _mask(dg: DecisionGame, side: str, names: Sequence[str]) -> np.ndarray:
+    """The states where ``side`` takes one of the decisions ``names``."""
+    mask = np.zeros(dg.game.n, dtype=bool)
+    for dec, states in zip(dg.decisions, dg.states):
+        if dec.side == side and dec.name in names:
+            mask[states] = True
+    return mask
+
+
+def _play(dg: DecisionGame, sol: GameSolution) -> Play:
+    return Play(float(sol.values[dg.game.start]), dg.solution(sol.a_strategy, sol.b_strategy))
+
+
+def _strategy_rows(dg: DecisionGame, d: int, strategy: np.ndarray) -> np.ndarray:
+    """The decider's action probabilities at each state of decision ``d`` (one row per state)."""
+    g, dec = dg.game, dg.decisions[d]
+    offsets = g.a_offsets if dec.side == "a" else g.b_offsets
+    start = offsets[dg.states[d]]
+    return strategy[start[:, None] + np.arange(len(dec.actions))[None, :]]
+
+
+def _worth(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, d: int, free_a: np.ndarray,
+           free_b: np.ndarray) -> DecisionWorth:
+    dec, states = dg.decisions[d], dg.states[d]
+    g = dg.game
+    own = eq.a_strategy if dec.side == "a" else eq.b_strategy
+    rows = _strategy_rows(dg, d, own)
+    w = seen[states]
+    total = float(w.sum())
+    shares = {label: float(w @ rows[:, k]) / total for k, label in enumerate(dec.actions)} if total > 0 else {}
+    taken = 1.0 - shares[dec.actions[0]] if total > 0 else None
+    plain = own.copy()
+    offsets = g.a_offsets if dec.side == "a" else g.b_offsets
+    plain[offsets[states][:, None] + np.arange(len(dec.actions))[None, :]] = 0.0
+    plain[offsets[states]] = 1.0
+    held = np.zeros(g.n, dtype=bool)
+    held[states] = True
+    if dec.side == "a":
+        sol = solve(g, a_fixed=np.where(_spread(g.a_offsets, held), plain, g.book("a")),
+                    fixed_a_states=held | ~free_a, b_fixed=g.book("b"), fixed_b_states=~free_b)
+        worth = float(eq.values[g.start] - sol.values[g.start])
+    else:
+        sol = solve(g, a_fixed=g.book("a"), fixed_a_states=~free_a,
+                    b_fixed=np.where(_spread(g.b_offsets, held), plain, g.book("b")), fixed_b_states=held | ~free_b)
+        worth = float(sol.values[g.start] - eq.values[g.start])
+    return DecisionWorth(dec.name, dec.side, taken, worth, shares)
+
+
+def _spread(offsets: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """A per-action mask from a per-state mask."""
+    return np.repeat(states, np.diff(offsets))
+
+
+def dominated(dg: DecisionGame, objective: str = "wins") -> dict[str, tuple[str, ...]]:
+    """Per side, the fixed scripts (``field=value``) another value of the same field does at least as well as
+    against every script of the opponent, and better against one."""
+    if dg.scripts is None or not dg.policies:
+        return {}
+    dg = dg.with_objective(objective)
+    g = dg.game
+    out: dict[str, tuple[str, ...]] = {}
+    for side, other in (("a", "b"), ("b", "a")):
+        fields = dg.policies.get(side, {})
+        theirs = [dict(zip(dg.policies.get(other, {}), combo))
+                  for combo in itertools.product(*dg.policies.get(other, {}).values())] or [{}]
+        found = []
+        for name, values in fields.items():
+            table = np.array([[_value(g, dg.scripts(side, {name: v}), dg.scripts(other, t), side) for t in theirs]
+                              for v in values])
+            sign = 1.0 if side == "a" else -1.0
+            for i, v in enumerate(values):
+                for j in range(len(values)):
+                    if j != i and (sign * (table[j] - table[i]) >= -EPS).all() and (sign * (table[j] - table[i]) > EPS).any():
+                        found.append(f"{name}={_text(v)}")
+                        break
+        out[side] = tuple(found)
+    return out
+
+
+def _value(game: Any, own: np.ndarray, theirs: np.ndarray, side: str) -> float:
+    a, b = (own, theirs) if side == "a" else (theirs, own)
+    return float(solve(game, a_fixed=a, b_fixed=b).values[game.start])
+
+
+def _text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def policy_rows(dg: DecisionGame, sol: GameSolution, seen: np.ndarray) -> Iterable[dict[str, Any]]:
+    """The strategy at every decision state: decision, side, features, each action's probability, visits."""
+    for d, dec in enumerate(dg.decisions):
+        own = sol.a_strategy if dec.side == "a" else sol.b_strategy
+        rows = _strategy_rows(dg, d, own)
+        for k, s in enumerate(dg.states[d]):
+            yield {"decision": dec.name, "side": dec.side, "state": int(s),
+                   **{f: int(x) for f, x in zip(dec.features, dg.features[d][k])},
+                   **{f"p_{a}": float(rows[k, j]) for j, a in enumerate(dec.actions)}, "visits": float(seen[s])}
+
+
+def _simple_rule(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, free_a: np.ndarray, free_b: np.ndarray,
+                 names: Sequence[str], book_a: np.ndarray) -> SimpleRule | None:
+    """A depth-2 tree for A's most visited solved decision, and its share of the equilibrium's gain."""
+    candidates = [d for d, dec in enumerate(dg.decisions) if dec.side == "a" and dec.name in names
+                  and seen[dg.states[d]].sum() > 0]
+    if not candidates:
+        return None
+    d = max(candidates, key=lambda k: float(seen[dg.states[k]].sum()))
+    dec, states, feats = dg.decisions[d], dg.states[d], dg.features[d]
+    choice = np.argmax(_strategy_rows(dg, d, eq.a_strategy), axis=1)
+    w = seen[states]
+    tree = _fit(feats, choice, w, depth=2)
+    picks = _apply(tree, feats)
+    g = dg.game
+    rule = eq.a_strategy.copy()
+    offsets = g.a_offsets[states]
+    rule[offsets[:, None] + np.arange(len(dec.actions))[None, :]] = 0.0
+    rule[offsets + picks] = 1.0
+    fixed = np.zeros(g.n, dtype=bool)
+    fixed[states] = True
+    versus = dict(b_fixed=g.book("b"), fixed_b_states=~free_b)
+    v_rule = solve(g, a_fixed=np.where(_spread(g.a_offsets, fixed), rule, book_a), fixed_a_states=fixed | ~free_a,
+                   **versus).values[g.start]
+    book_states = fixed.copy()
+    v_book = solve(g, a_fixed=book_a, fixed_a_states=book_states | ~free_a, **versus).values[g.start]
+    v_eq = eq.values[g.start]
+    gain = v_eq - v_book
+    share = float((v_rule - v_book) / gain) if abs(gain) > EPS else None
+    agreement = float(w @ (picks == choice) / w.sum())
+    return SimpleRule("a", dec.name, f"{dec.name}: {_describe(tree, dec.features, dec.actions)}", agreement, share)
+
+
+def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int) -> Any:
+    """A weighted classification tree of ``depth`` over integer features: ``("leaf", action)`` or
+    ``("split", feature, threshold, below, at_or_above)`` (the split with the most weight agreeing)."""
+    leaf = ("leaf", int(np.argmax(np.bincount(y, weights=w))) if w.sum() > 0 else 0)
+    if depth == 0 or len(set(y.tolist())) <= 1:
+        return leaf
+    best, best_score = leaf, _score(leaf, x, y, w)
+    for f in range(x.shape[1]):
+        for t in np.unique(x[:, f])[1:]:
+            lo = x[:, f] < t
+            node = ("split", f, int(t), _fit(x[lo], y[lo], w[lo], depth - 1), _fit(x[~lo], y[~lo], w[~lo], depth - 1))
+            score = _score(node, x, y, w)
+            if score > best_score + EPS:
+                best, best_score = node, score
+    return best
+
+
+def _apply(tree: Any, x: np.ndarray) -> np.ndarray:
+    if tree[0] == "leaf":
+        return np.full(x.shape[0], tree[1], dtype=int)
+    _, f, t, below, above = tree
+    out = np.empty(x.shape[0], dtype=int)
+    lo = x[:, f] < t
+    out[lo], out[~lo] = _apply(below, x[lo]), _apply(above, x[~lo])
+    return out
+
+
+def _score(tree: Any, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    return float(w @ (_apply(tree, x) == y))
+
+
+def _describe(tree: Any, features: Sequence[str], actions: Sequence[str]) -> str:
+    """The tree in words: "parry when own IN >= 7, else no parry"."""
+    if tree[0] == "leaf":
+        return f"always {actions[tree[1]]}"
+    _, f, t, below, above = tree
+    if below[0] == "leaf" and above[0] == "leaf":
+        if below[1] == above[1]:
+            return f"always {actions[below[1]]}"
+        return f"{actions[above[1]]} when {features[f]} >= {t}, else {actions[below[1]]}"
+    return (f"when {features[f]} >= {t}: {_describe(above, features, actions)}; "
+            f"otherwise: {_describe(below, features, actions)}")
+
+
+def require_decisions(system: Any) -> None:
+    """Refuse a system that does not model decisions yet, naming what it can do instead."""
+    if getattr(system, "tactics", None) is None:
+        raise DicelabError(f"{system.id}: decisions are not modelled yet (RULES.md section 8); its duels play the "
+                           "fighters' policies: dicelab variants ranks them")

@@ -1,0 +1,216 @@
+"""The game engine (analysis/engine/game.py) against independent computations written here: minimax by
+recursion on acyclic games, Shapley's value iteration with scipy's LP for every matrix game on cyclic ones, and
+the fixed play's absorption and rounds by enumerating paths."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from analysis.engine.game import Game, evaluate, solve
+
+
+def random_game(seed: int, n: int, cyclic: bool, both: bool) -> tuple[list, list, list, list, list]:
+    """A random game: the last three states end (payoffs 1, -1, 0); every other state has 1-3 actions per side
+    (both sides only when ``both``), each option a distribution over later states (and, when ``cyclic``, over
+    earlier ones too, always with a way out)."""
+    rng = np.random.default_rng(seed)
+    ends = 3
+    na, nb, options, rs = [], [], [], []
+    for s in range(n - ends):
+        a = int(rng.integers(1, 4))
+        b = int(rng.integers(1, 4)) if both or a == 1 else 1
+        na.append(a), nb.append(b), rs.append(bool(rng.integers(0, 2)) or s == 0)
+        opts = []
+        for _ in range(a * b):
+            later = list(range(s + 1, n))
+            targets = list(rng.choice(later, size=min(len(later), int(rng.integers(1, 4))), replace=False))
+            if cyclic and s > 0 and rng.random() < 0.5:
+                targets.append(int(rng.integers(0, s + 1)))
+            w = rng.random(len(targets)) + 0.05
+            if cyclic and targets[-1] <= s:
+                w[-1] *= 0.5  # a loop back keeps less than the way on
+            w /= w.sum()
+            opts.append([(float(x), int(t)) for x, t in zip(w, targets)])
+        options.append(opts)
+    for _ in range(ends):
+        na.append(0), nb.append(0), options.append([]), rs.append(False)
+    payoff = [0.0] * (n - ends) + [1.0, -1.0, 0.0]
+    return options, na, nb, payoff, rs
+
+
+def matrix_value(q: np.ndarray) -> float:
+    """The value of the zero-sum matrix game ``q`` (rows maximise) by linear programming."""
+    m, k = q.shape
+    shift = q.min() - 1.0
+    a = q - shift  # positive, so the value is positive
+    res = linprog(np.ones(m), A_ub=-a.T, b_ub=-np.ones(k), bounds=[(0, None)] * m, method="highs")
+    return 1.0 / res.fun + shift
+
+
+def shapley(options, na, nb, payoff, iterations: int = 20_000) -> np.ndarray:
+    """Shapley's value iteration, all states at once, every matrix game by LP."""
+    v = np.array(payoff, dtype=float)
+    for _ in range(iterations):
+        new = v.copy()
+        for s in range(len(na)):
+            if na[s] == 0:
+                continue
+            q = np.array([[sum(p * v[t] for p, t in options[s][i * nb[s] + j]) for j in range(nb[s])]
+                          for i in range(na[s])])
+            new[s] = matrix_value(q) if na[s] > 1 and nb[s] > 1 else (q.max(axis=0).min() if nb[s] > 1 and na[s] == 1
+                                                                      else q.max() if nb[s] == 1 else q.min())
+        if np.max(np.abs(new - v)) < 1e-15:
+            return new
+        v = new
+    return v
+
+
+def minimax(options, na, nb, payoff, s: int) -> float:
+    if na[s] == 0:
+        return payoff[s]
+    q = np.array([[sum(p * minimax(options, na, nb, payoff, t) for p, t in options[s][i * nb[s] + j])
+                   for j in range(nb[s])] for i in range(na[s])])
+    return matrix_value(q) if na[s] > 1 and nb[s] > 1 else (q.min() if na[s] == 1 else q.max())
+
+
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 9), both=st.booleans())
+@settings(max_examples=40, deadline=None)
+def test_acyclic_games_match_minimax_by_recursion(seed, n, both):
+    options, na, nb, payoff, rs = random_game(seed, n, cyclic=False, both=both)
+    sol = solve(Game.build(options, na, nb, payoff, rs))
+    for s in range(n):
+        assert sol.values[s] == pytest.approx(minimax(options, na, nb, payoff, s), abs=1e-9)
+    assert sol.residual == 0.0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cyclic_games_match_shapley_value_iteration(seed):
+    options, na, nb, payoff, rs = random_game(seed, 8, cyclic=True, both=True)
+    sol = solve(Game.build(options, na, nb, payoff, rs))
+    np.testing.assert_allclose(sol.values, shapley(options, na, nb, payoff), atol=1e-9)
+    assert sol.residual <= 1e-13
+
+
+def test_each_sides_strategy_is_optimal_against_the_other():
+    """Held to the solved strategy of B, A can do no better than the value; and the reverse."""
+    for seed in range(6):
+        options, na, nb, payoff, rs = random_game(seed, 9, cyclic=True, both=True)
+        g = Game.build(options, na, nb, payoff, rs)
+        sol = solve(g)
+        a_best = solve(g, b_fixed=sol.b_strategy)
+        b_best = solve(g, a_fixed=sol.a_strategy)
+        np.testing.assert_allclose(a_best.values, sol.values, atol=1e-9)
+        np.testing.assert_allclose(b_best.values, sol.values, atol=1e-9)
+        both = solve(g, a_fixed=sol.a_strategy, b_fixed=sol.b_strategy)
+        np.testing.assert_allclose(both.values, sol.values, atol=1e-9)
+
+
+def test_a_fixed_book_play_is_worth_what_it_scores_and_a_best_response_no_less():
+    options, na, nb, payoff, rs = random_game(3, 9, cyclic=True, both=False)
+    book_a = [int(np.argmin([sum(p for p, t in o) for o in options[s][:na[s]]])) if na[s] else 0 for s in range(9)]
+    g = Game.build(options, na, nb, payoff, rs, book_a=book_a)
+    book = solve(g, a_fixed=g.book("a"), b_fixed=g.book("b"))
+    best = solve(g, b_fixed=g.book("b"))
+    assert best.values[0] >= book.values[0] - 1e-12
+    got = evaluate(g, g.book("a"), g.book("b"))
+    ends = np.flatnonzero(g.ends)
+    assert float(got.absorbed @ np.asarray(payoff)[ends]) == pytest.approx(book.values[0], abs=1e-12)
+
+
+def test_matching_pennies_and_a_game_with_a_saddle_point():
+    pennies = Game.build([[[(1.0, 1)], [(1.0, 2)], [(1.0, 2)], [(1.0, 1)]], [], []], [2, 0, 0], [2, 0, 0],
+                         [0.0, 1.0, -1.0])
+    sol = solve(pennies)
+    assert sol.values[0] == pytest.approx(0.0, abs=1e-12)
+    np.testing.assert_allclose(sol.a_strategy, [0.5, 0.5]), np.testing.assert_allclose(sol.b_strategy, [0.5, 0.5])
+    # rows: (1 vs 1 -> 0.3; 1 vs 2 -> 0.6), (2 vs 1 -> 0.2; 2 vs 2 -> 0.1): row 1 dominates, B then picks column 1
+    lottery = [[(0.65, 1), (0.35, 2)], [(0.8, 1), (0.2, 2)], [(0.6, 1), (0.4, 2)], [(0.55, 1), (0.45, 2)]]
+    sol = solve(Game.build([lottery, [], []], [2, 0, 0], [2, 0, 0], [0.0, 1.0, -1.0]))
+    assert sol.values[0] == pytest.approx(0.3, abs=1e-12)
+    assert sol.a_strategy.tolist() == [1.0, 0.0] and sol.b_strategy.tolist() == [1.0, 0.0]
+
+
+def test_a_three_by_three_mixed_equilibrium_is_found_exactly():
+    """Rock-paper-scissors with payoffs scaled: the value from LP, the strategy a best response must meet."""
+    m = np.array([[0.0, -1.0, 2.0], [1.0, 0.0, -1.0], [-2.0, 1.0, 0.0]]) / 4
+    opts = [[(0.5 + m[i, j], 1), (0.5 - m[i, j], 2)] for i, j in itertools.product(range(3), range(3))]
+    sol = solve(Game.build([opts, [], []], [3, 0, 0], [3, 0, 0], [0.0, 1.0, -1.0]))
+    assert sol.values[0] == pytest.approx(matrix_value(2 * m), abs=1e-12)
+    x = sol.a_strategy
+    assert (x @ (2 * m)).min() == pytest.approx(sol.values[0], abs=1e-12)
+
+
+def test_rounds_and_absorption_of_fixed_play_by_enumerating_paths():
+    """A round: state 0 (round start) -> 1 (inside) -> back to 0, or an end; paths enumerated to depth 60."""
+    options = [[[(0.5, 1), (0.5, 3)]], [[(0.4, 0), (0.6, 4)]], [], [], []]
+    g = Game.build(options, [1, 1, 0, 0, 0], [1, 1, 0, 0, 0], [0.0, 0.0, 1.0, 1.0, -1.0],
+                   round_start=[True, False, False, False, False])
+    got = evaluate(g, g.book("a"), g.book("b"))
+    # per round: end at 3 with 0.5, at 4 with 0.3, go on with 0.2
+    rounds = {t: 0.8 * 0.2 ** (t - 1) for t in range(1, 60)}
+    assert got.absorbed.tolist() == pytest.approx([0.0, 0.5 / 0.8, 0.3 / 0.8], abs=1e-12)
+    assert got.mean_rounds == pytest.approx(sum(t * p for t, p in rounds.items()), abs=1e-12)
+    for t in range(1, 8):
+        assert got.rounds[t] == pytest.approx(rounds[t], abs=1e-14)
+
+
+def test_a_loop_inside_a_round_is_refused():
+    options = [[[(1.0, 1)]], [[(0.5, 2), (0.5, 3)]], [[(0.5, 1), (0.5, 3)]], []]
+    g = Game.build(options, [1, 1, 1, 0], [1, 1, 1, 0], [0, 0, 0, 1.0], round_start=[True, False, False, False])
+    with pytest.raises(ValueError, match="loop"):
+        evaluate(g, g.book("a"), g.book("b"))
+
+
+def test_an_explored_one_against_two_fight_matches_a_recursion_and_reports_its_groups():
+    """One hero (two hits to fall) against two mooks (one hit each); each round the hero strikes the first mook
+    still up (hits 0.6), then each mook up strikes the hero (hits 0.3); the recursion solves the same rules."""
+    from analysis.engine.explore import explore
+    from analysis.engine.groups import group_solution
+    from analysis.engine.markov import OUT, UP
+
+    def step(s):
+        hero, mooks = s
+        if hero >= 2 or mooks == 0:
+            return None
+        out = {}
+        for hit, p in ((1, 0.6), (0, 0.4)):
+            left = mooks - hit
+            for k in range(left + 1):  # k of the mooks left hit the hero
+                q = p * math.comb(left, k) * 0.3 ** k * 0.7 ** (left - k)
+                nxt = (min(hero + k, 2), left)
+                out[nxt] = out.get(nxt, 0.0) + q
+        return 1, 1, [[(q, t) for t, q in out.items()]]
+
+    ex = explore((0, 2), step, round_start=lambda s: True)
+    got = evaluate(ex.game, ex.game.book("a"), ex.game.book("b"))
+    end_labels = [ex.labels[i] for i in np.flatnonzero(ex.game.ends)]
+    ends = np.array([[OUT if h >= 2 else UP] + [UP] * m + [OUT] * (2 - m) for h, m in end_labels])
+    sol = group_solution(got, ends, 1, ("hero",), ("mook", "mook"), states=ex.game.n)
+
+    @functools.lru_cache(maxsize=None)
+    def win(hero: int, mooks: int) -> float:
+        if hero >= 2:
+            return 0.0
+        if mooks == 0:
+            return 1.0
+        stay, total = 0.0, 0.0
+        for q, t in step((hero, mooks))[2][0]:
+            if t == (hero, mooks):
+                stay += q
+            else:
+                total += q * win(*t)
+        return total / (1 - stay)
+
+    assert sol.p_a_wins == pytest.approx(win(0, 2), abs=1e-12)
+    assert sol.p_a_wins + sol.p_b_wins + sol.p_both_out == pytest.approx(1.0, abs=1e-12)
+    assert sum(sol.survivors_b.values()) == pytest.approx(1.0, abs=1e-12)
+    hero = sol.fighters[0]
+    assert hero.p_out == pytest.approx(sol.p_b_wins + sol.p_both_out, abs=1e-12)
