@@ -142,6 +142,17 @@ def test_tristat_predicates_through_the_library():
     assert names(tri.exchange(rules, plain, turtle)) == []
 
 
+def test_onesix_gear_rating_only_under_gear_faults():
+    """The weapon's reliability rating is the lab's number only where a gear fault can break the weapon."""
+    six = get_system("onesix")
+    rules, a = six.rules(gear_faults=True), load_fighter(six, "trained_armed")
+    assert names(six.exchange(six.rules(), a, a)) == []
+    assert names(six.exchange(rules, a, a)) == ["gear_rating"]
+    assert names(six.check(rules, six.args())) == []
+    listed = six.exchange(rules, a, a.replace(gear_rating=12)).to_dict()["assumptions"]["gear_rating"]
+    assert listed["value"] == {"attacker": 8, "defender": 12} and listed["plausible"] == [4, 8, 12, 15]
+
+
 def test_onesix_carry_floor_only_in_an_economy_duel():
     six = get_system("onesix")
     a = load_fighter(six, "trained")

@@ -468,7 +468,10 @@ def test_a_duel_past_the_memory_ceiling_is_skipped_or_refused(monkeypatch):
     rep = variants(six, rules, a=a, b=a, workers=1, max_memory=limit)
     worn = next(e for e in rep.effects if e.name == "armor_wear")
     assert worn.duel is None and "duel skipped: onesix duel too large" in worn.note and "--max-memory" in worn.note
-    assert all(e.duel is not None for e in rep.effects if e.name != "armor_wear")
+    fits = {e.label: budget.duel_bytes(six, rules.replace(**{e.name: e.value}), a, a) <= limit * budget.GB
+            for e in rep.effects}
+    assert fits["gear_faults=true"] is False         # a knife that breaks into fists: the Shock track joins the chain
+    assert all((e.duel is not None) == fits[e.label] for e in rep.effects)
     with pytest.raises(DicelabError, match=r"onesix duel too large: about [\d.]+ GB \([\d,]+ chain states\); allowed: "
                                            r"at most [\d.]+ GB; --max-memory \d+ allows it"):
         variants(six, rules.replace(armor_wear=True), a=a, b=a, workers=1, max_memory=limit)

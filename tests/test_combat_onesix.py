@@ -499,6 +499,60 @@ def test_duel_cli_contract(capsys):
     assert json.loads(capsys.readouterr().out)["house_rules"] == {"attack_cost": 5}
 
 
+PAIRING = ["--a", "archetype=trained_armed,reflexes=8", "--b", "archetype=trained_armed,reflexes=16", "--json"]
+
+
+def test_duel_cli_plays_the_parry_in_time_and_no_parry_at_equal_in(capsys):
+    """The defaults play both timing rules: each one alone moves P(A wins) of 8 against 16 (reflexes), so a
+    figure between them and the earlier readings' needs both; the text says so and the echo names them."""
+    code = main(["duel", "onesix", *PAIRING])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert data["variants"]["parry_window"] == 3 and data["variants"]["simultaneous_parry"] is False
+    assert "if in time: its IN at most 3 below the attacker's" in data["order"]
+    assert "neither can parry the other's simultaneous attack" in data["order"]
+    a = load_fighter(SYSTEM, "trained_armed")
+    alone = {name: onesix.duel(onesix.Rules(**{name: value}), a, a.replace(reflexes=16)).solution.p_a_wins
+             for name, value in (("parry_window", None), ("simultaneous_parry", True))}
+    assert data["p_a_wins"] > alone["simultaneous_parry"] + 0.003 > alone["parry_window"] + 0.07
+
+
+def test_duel_cli_under_the_earlier_readings_gives_the_regression_anchor(capsys):
+    """P(A wins) of trained_armed at reflexes 8 against 16 under the readings before the parry window: 0.059247,
+    measured before this change (an anchor, not this code's output pasted back)."""
+    code = main(["duel", "onesix", *PAIRING, "--variant", "parry_window=any,simultaneous_parry=true"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and round(data["p_a_wins"], 6) == 0.059247
+    assert data["variants"]["parry_window"] == "any" and data["variants"]["simultaneous_parry"] is True
+    assert "whatever the lag (parry_window = any)" in data["order"]
+    code = main(["duel", "onesix", *PAIRING, "--variant", "parry_window=3"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["variants"]["parry_window"] == 3
+
+
+def test_resolve_cli_tests_the_weapon_on_a_double_one(capsys):
+    """``gear_faults``: the poacher's attack of 2K = 0 misses (RT 9) and tests his knife: 8 + 6 = 14 < 15 breaks it."""
+    argv = ["resolve", "onesix", "--a", "archetype=poacher,gear_rating=8", "--b", "daisy", "--variant",
+            "gear_faults=true", "--json"]
+    code = main([*argv, "--rolls", "attack=0,gear=6"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["hit"] is False and data["weapon_breaks"] is True
+    assert any("14 < 15: it breaks" in step for step in data["steps"])
+    code = main([*argv, "--rolls", "attack=0,gear=7"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["weapon_breaks"] is False
+    code = main([*argv[:-1], "--rolls", "attack=0"])
+    err = capsys.readouterr().err
+    assert code == 2 and "gear" in err and err.count("\n") == 1
+
+
+def test_exchange_reports_the_chance_the_weapon_breaks():
+    """P(weapon breaks) = P(both base dice 1) x P(gear_rating + 2K < 15), by enumeration of 2K."""
+    knife = load_fighter(SYSTEM, "poacher").replace(gear_rating=5)
+    res = onesix.exchange(onesix.Rules(gear_faults=True), knife, load_fighter(SYSTEM, "daisy"))
+    fails = sum(p for k, p in onesix_2k().items() if 5 + k < 15)
+    assert res.extra["p_weapon_breaks"] == pytest.approx(float(fails) / 36, abs=1e-15)
+    assert onesix.exchange(onesix.Rules(), knife, load_fighter(SYSTEM, "daisy")).extra["p_weapon_breaks"] == 0
+
+
 def test_every_archetype_has_a_note():
     names = set(archetypes("onesix"))
     assert {"novice", "trained", "veteran", "master", "trained_armed", "veteran_armed", "daisy", "poacher"} <= names

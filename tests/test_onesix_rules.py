@@ -134,3 +134,39 @@ def test_opposed_cli_reports_the_main_scheme(capsys):
                 "b_success_levels"):
         assert key in data
     assert data["p_a_succeeds"] < data["p_a_wins"]
+
+
+# ------------------------------------------------------------------ the IN die (1K)
+@pytest.mark.parametrize("variant,walk", [
+    ({}, lambda: onesix_chain(None, True, False)),                          # the rule of 1 and 6, unbounded
+    ({"explode_depth": 0}, lambda: onesix_chain(None, True, False)),        # 2K's depth does not cap 1K
+    ({"in_explode_depth": 1}, lambda: onesix_chain(1, True, False)),
+    ({"in_explode_depth": 2, "extra_die_ones": "count"}, lambda: onesix_chain(2, True, True)),
+    ({"in_die": "one_zero", "in_explode_depth": 3}, lambda: {v: Fraction(1, 6) for v in (0, 2, 3, 4, 5, 6)}),
+    ({"in_die": "d6"}, lambda: {v: Fraction(1, 6) for v in range(1, 7)}),
+])
+def test_the_in_die_against_enumeration(variant, walk):
+    got, want = onesix.in_die(onesix.Rules(**variant)), walk()
+    for value, p in want.items():
+        assert got.pmf(value) == pytest.approx(float(p), abs=1e-15)
+    assert float(got.p.sum()) == pytest.approx(float(sum(want.values())), abs=1e-12)
+
+
+def test_one_zero_has_mean_ten_thirds_and_fits_the_average_initiative():
+    """«Средняя инициатива = Рефлексы + 3»: 1K = one_zero has mean 10/3 (3 rounded down), the rule of 1 and 6 has 4."""
+    assert onesix.in_die(onesix.Rules(in_die="one_zero")).mean() == pytest.approx(10 / 3, abs=1e-15)
+    assert int(onesix.in_die(onesix.Rules(in_die="one_zero")).mean()) == onesix.Rules().average_in_bonus
+
+
+@pytest.mark.parametrize("text,value,echo", [("any", None, "any"), ("none", None, "any"), ("3", 3, 3), ("0", 0, 0)])
+def test_parry_window_reads_any(text, value, echo):
+    rules = onesix.Rules.from_text({"parry_window": text})
+    assert rules.parry_window == value and rules.to_dict()["parry_window"] == echo
+    assert onesix.Rules(parry_window="any").parry_window is None
+
+
+def test_parry_window_refuses_in_one_line():
+    with pytest.raises(ParamError) as err:
+        onesix.Rules.from_text({"parry_window": "soon"})
+    assert str(err.value) == ("onesix ruleset: parry_window = 'soon' is not allowed; allowed: an integer in 0..30 or "
+                              "any")

@@ -220,9 +220,11 @@ with open("/proc/self/status", encoding="ascii") as fh:  # this process's own hi
 """
 MEMORY_LADDER = [({"track_length": 6}, "trained_armed"), ({"track_length": 10}, "trained_armed"),
                  ({"armor_wear": True}, "archetype=veteran_armed,armor=3"),
-                 ({"armor_wear": True}, "archetype=veteran_armed,armor=5")]
+                 ({"armor_wear": True}, "archetype=veteran_armed,armor=5"),
+                 ({"gear_faults": True}, "trained_armed")]
 """2K duels from 90 thousand to 2 million chain states, with and without armor wear (whose conditions the old
-estimate counted as every level times every wear, 3 to 12 times too many)."""
+estimate counted as every level times every wear, 3 to 12 times too many), and with each weapon's state (intact,
+broken: fists of the other class) under gear faults."""
 
 
 @pytest.mark.parametrize("variants, fighter", MEMORY_LADDER, ids=[f"{v} {f}" for v, f in MEMORY_LADDER])

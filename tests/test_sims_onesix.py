@@ -33,6 +33,10 @@ VEST = Fighter(name="vest", attack_rating=9, defense_rating=8, reflexes=8, train
                protection=12, weapon_ps=6, weapon_class="wound")
 GUNMAN = Fighter(name="gunman", attack_rating=10, reflexes=8, training=3, personality=4, weapon_ps=9,
                  weapon_class="ballistic")
+FAST = archetype("trained_armed").replace(reflexes=15).replace_meta(name="fast")
+DAISY_WEAK_GEAR = archetype("daisy").replace(gear_rating=2)
+KNIFE_WEAK_GEAR = archetype("trained_armed").replace(gear_rating=0)
+SURE_KNIFE = archetype("novice_armed").replace(gear_rating=15)       # 15 + 2K never fails: nothing to break
 CASES = [
     ("mirror", {}, "trained_armed", "trained_armed"),
     ("a reflex edge", {}, "trained_armed", "veteran_armed"),
@@ -55,6 +59,25 @@ CASES = [
     ("threshold 13, level step 2", {"success_threshold": 13, "level_step": 2}, "novice_armed", "trained_armed"),
     ("a longer wound track", {"track_length": 8, "reserve": 4}, "trained_armed", "veteran_armed"),
     ("IN costs 5 / 2", {"attack_cost": 5, "parry_cost": 2}, "trained_armed", "veteran_armed"),
+    # the timing readings of RULES.md's third revision, each on two pairings
+    ("a parry whatever the lag", {"parry_window": "any"}, "trained_armed", "veteran_armed"),
+    ("a parry whatever the lag, B fast", {"parry_window": "any"}, "veteran_armed", FAST),
+    ("parry window 1", {"parry_window": 1}, "trained_armed", "veteran_armed"),
+    ("parry window 1, B fast", {"parry_window": 1}, "veteran_armed", FAST),
+    ("a parry against a simultaneous attack", {"simultaneous_parry": True}, "trained_armed", "trained_armed"),
+    ("a parry against a simultaneous attack, masters", {"simultaneous_parry": True}, "master_armed",
+     "veteran_armed"),
+    ("1K one_zero", {"in_die": "one_zero"}, "trained_armed", "veteran_armed"),
+    ("1K one_zero, the earlier readings", {"in_die": "one_zero", "parry_window": "any", "simultaneous_parry": True},
+     "daisy", "poacher"),
+    ("1K at most one extra die", {"in_explode_depth": 1}, "trained_armed", "veteran_armed"),
+    ("1K unbounded, 2K unexploded", {"explode_depth": 0}, "master_armed", "veteran_armed"),
+    # gear faults (weak gear so that they happen): a stun gun that breaks into fists, knives on a short track
+    ("gear faults, a stun gun", {"gear_faults": True}, DAISY_WEAK_GEAR, "trained"),
+    ("gear faults, knives, short track", {"gear_faults": True, "track_length": 3, "reserve": 1}, KNIFE_WEAK_GEAR,
+     SURE_KNIFE),
+    ("gear faults, finish to dead", {"gear_faults": True, "after_out": "finish", "lethal_at": "dead"},
+     DAISY_WEAK_GEAR, "veteran"),
 ]
 
 

@@ -150,29 +150,39 @@ def plain_number(text: Any, cast: type) -> Any:
 
 @dataclass(frozen=True)
 class Int(Spec):
-    """An integer in ``lo..hi``; with ``optional`` also ``None`` (text: ``none``).
+    """An integer in ``lo..hi``; with ``optional`` also ``None``, written ``none_word`` (text and JSON; ``none``
+    and ``null`` are read too).
 
     >>> Int(-5, 5).parse("x", "3")
     3
+    >>> window = Int(0, 30, optional=True, none_word="any")
+    >>> window.parse("parry_window", "any"), window.validate("parry_window", "any"), window.to_json(None)
+    (None, None, 'any')
     """
 
     lo: int = -LIMIT
     hi: int = LIMIT
     optional: bool = False
+    none_word: str = "none"
 
     @property
     def allowed(self) -> str:  # type: ignore[override]
         text = f"an integer in {self.lo}..{self.hi}"
-        return text + " or none" if self.optional else text
+        return text + f" or {self.none_word}" if self.optional else text
+
+    def _is_none(self, text: str) -> bool:
+        return self.optional and text.strip().lower() in ("none", "null", self.none_word)
 
     def parse(self, name: str, text: str) -> Any:
         text = str(text).strip()
-        if self.optional and text.lower() in ("none", "null"):
+        if self._is_none(text):
             return None
         return _typed(name, text, self.allowed, int, self.validate)
 
     def validate(self, name: str, value: Any) -> Any:
         if value is None and self.optional:
+            return None
+        if isinstance(value, str) and self._is_none(value):
             return None
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             if isinstance(value, numbers.Real) and float(value).is_integer() and not isinstance(value, bool):
@@ -183,6 +193,9 @@ class Int(Spec):
         if not self.lo <= value <= self.hi:
             raise ParamError(name, value, self.allowed)
         return value
+
+    def to_json(self, value: Any) -> Any:
+        return self.none_word if value is None and self.none_word != "none" else value
 
 
 @dataclass(frozen=True)

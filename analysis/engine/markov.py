@@ -420,7 +420,9 @@ def mix_solutions(parts: Sequence[tuple[float, Solution]], a: Track, b: Track) -
 
 
 def finish(sol: Solution, a: Track, b: Track, on_a: Mapping[int, sp.spmatrix], on_b: Mapping[int, sp.spmatrix],
-           lethal_at: str, attacks: int) -> Solution:
+           lethal_at: str, attacks: int,
+           parts: Sequence[tuple[Mapping[tuple[int, int], float], Mapping[int, sp.spmatrix],
+                                 Mapping[int, sp.spmatrix]]] = ()) -> Solution:
     """``after_out = "finish"``: where exactly one fighter is out, the other keeps attacking it.
 
     ``on_b[c]`` is one attack of A (class ``c``, its condition when B went
@@ -429,28 +431,33 @@ def finish(sol: Solution, a: Track, b: Track, on_a: Mapping[int, sp.spmatrix], o
     ``lethal_at`` (or the deepest status its track has) or ``attacks`` more
     are made.  The levels and final pairs of the result are the ones after
     finishing; ``finish_attacks`` is the mean number of those attacks among
-    the fights that end with exactly one side out.
+    the fights that end with exactly one side out.  ``parts`` splits the
+    final pairs by how the sides strike then (2K: a weapon broken in the
+    fight), each part ``(ends, on_a, on_b)`` with its own kernels; by default
+    ``sol.ends`` with ``on_a`` and ``on_b``.
     """
     ends: dict[tuple[int, int], float] = {}
-    groups: dict[tuple[str, int, int], np.ndarray] = {}
+    groups: dict[tuple[int, str, int, int], np.ndarray] = {}
+    parts = list(parts) or [(sol.ends, on_a, on_b)]
     p_one_out = 0.0
-    for (i, j), p in sol.ends.items():
-        a_up, b_up = a.status[i] == UP, b.status[j] == UP
-        if a_up == b_up:
-            ends[(i, j)] = ends.get((i, j), 0.0) + p
-            continue
-        victim, keep, track = ("b", i, b) if a_up else ("a", j, a)
-        cls = (a if a_up else b).classes[keep]
-        vec = groups.setdefault((victim, keep, cls), np.zeros(len(track)))
-        vec[j if a_up else i] += p
-        p_one_out += p
+    for part_no, (part, _, _) in enumerate(parts):
+        for (i, j), p in part.items():
+            a_up, b_up = a.status[i] == UP, b.status[j] == UP
+            if a_up == b_up:
+                ends[(i, j)] = ends.get((i, j), 0.0) + p
+                continue
+            victim, keep, track = ("b", i, b) if a_up else ("a", j, a)
+            cls = (a if a_up else b).classes[keep]
+            vec = groups.setdefault((part_no, victim, keep, cls), np.zeros(len(track)))
+            vec[j if a_up else i] += p
+            p_one_out += p
     spent = 0.0
     lethal = LETHAL[lethal_at]
     killed = np.full(attacks + 1, sum(p for (i, j), p in ends.items() if max(a.status[i], b.status[j]) >= lethal),
                      dtype=float)
-    for (victim, keep, cls), vec in groups.items():
+    for (part_no, victim, keep, cls), vec in groups.items():
         track = b if victim == "b" else a
-        k = (on_b if victim == "b" else on_a)[cls]
+        k = parts[part_no][2 if victim == "b" else 1][cls]
         target = min(lethal, track.deepest)
         done = np.asarray(track.status) >= target
         hit = np.asarray(track.status) >= lethal

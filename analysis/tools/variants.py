@@ -53,7 +53,7 @@ def alternatives(specs: Mapping[str, Any], base: Any) -> Iterator[tuple[str, Any
             values = [(faces, preset) for preset, faces in spec.presets.items() if faces != current]
         elif isinstance(spec, Int):
             ints = [v for v in range(spec.lo, spec.hi + 1) if v != current][:INT_SAMPLES]
-            values = [(v, text(v)) for v in ([None] if spec.optional and current is not None else []) + ints]
+            values = [(v, text(spec.to_json(v))) for v in ([None] if spec.optional and current is not None else []) + ints]
         else:
             continue
         for value, shown in values:

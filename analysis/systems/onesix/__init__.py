@@ -21,7 +21,7 @@ import numpy as np
 from analysis.base.lazy import sp
 from analysis.base.params import ParamError
 from analysis.engine import markov
-from analysis.engine.assumptions import Assumption, When
+from analysis.engine.assumptions import FIGHTS, Assumption, When
 from analysis.engine.combat import FINISH_ATTACKS, DuelResult, Resolution, describe_fighter
 from analysis.engine.registry import register
 from analysis.engine.system import System
@@ -62,18 +62,23 @@ def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
     >>> round(res.solution.p_a_wins, 12) == round(res.solution.p_b_wins, 12)
     True
     """
+    weapons: dict = {}
     if rules.in_economy:
         from analysis.systems.onesix.solver import economy_duel  # numba loads only for a duel
 
-        solution, order = economy_duel(rules, a, b)
+        solution, order, weapons = economy_duel(rules, a, b)
     else:
         solution, order = _fixed_order_duel(rules, a, b)
     if rules.after_out == "finish":
         ta, tb = track(rules, a), track(rules, b)
+        arms = {(ga, gb): (a.fists() if ga else a, b.fists() if gb else b) for ga, gb in weapons}
+        parts = [(ends, helpless_kernels(rules, arms[key][1], a), helpless_kernels(rules, arms[key][0], b))
+                 for key, ends in weapons.items()]
         solution = markov.finish(solution, ta, tb, helpless_kernels(rules, b, a), helpless_kernels(rules, a, b),
-                                 rules.lethal_at, rules.finish_attacks)
+                                 rules.lethal_at, rules.finish_attacks, parts)
         order += (f"; after the first out the other attacks the helpless one (unopposed, no parry, its penalty "
-                  f"fixed) until {rules.lethal_at} or {rules.finish_attacks} attacks")
+                  f"fixed) until {rules.lethal_at} or {rules.finish_attacks} attacks"
+                  + (", with the weapon it has then (no gear test in these blows)" if weapons else ""))
     return DuelResult("onesix", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order, solution)
 
 
@@ -92,7 +97,9 @@ def _fixed_order_duel(rules: Rules, a: Fighter, b: Fighter) -> tuple[markov.Solu
     order = (f"in_economy = false (a simplification, not the seed's timing): each round one attack each, the higher "
              f"average IN (reflexes + {rules.average_in_bonus}: A {a.average_in(rules)}, B {b.average_in(rules)}) minus "
              "the condition penalty first, equal at once; a defender with defense_rating > 0 and parry = always "
-             "opposes every attack; no IN is spent, so the stopping effect and pain shock cost nothing")
+             "opposes every attack; no IN is spent, so the stopping effect and pain shock cost nothing; without an "
+             "IN clock parry_window and simultaneous_parry do not apply, and without weapon states neither do "
+             "gear_faults")
     return solution, order
 
 
@@ -120,16 +127,19 @@ def _need(rolls: Mapping[str, int], name: str) -> int:
 def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
     """One attack of an unhurt ``att`` on an unhurt ``dfn`` with the 2K totals ``attack`` and ``defense`` given.
 
-    ``defense`` is needed only when the defender parries (its policy) an attack that reached the threshold.
+    ``defense`` is needed only when the defender parries (its policy) an attack that reached the threshold;
+    ``gear`` (the 2K of the weapon's reliability test) only under ``gear_faults`` when ``attack`` is 0 (every
+    base die showed 1) and the weapon can break: ``weapon_breaks`` says whether it did (after this blow).
     ``penalty_after`` is the modifier the defender now suffers (-max(wounds, shock)); ``in_lost`` the IN it
-    loses at once (the penalty's rise under ``in_penalty = immediate``, and a lost action).
+    loses at once (the penalty's rise under ``in_penalty = immediate``, and a lost action).  The IN clock (the
+    parry window, simultaneous attacks) is the duel's: here the defender parries whenever its policy says so.
 
     >>> poacher = Fighter(attack_rating=9, training=3, weapon_ps=5, weapon_class="wound")
     >>> res = resolve(Rules(), poacher, Fighter(training=3, armor=1), {"attack": 10})
     >>> res.hit, res.damage, res.marked, res.fields["total_power"]
     (True, 2, {'wounds': 2, 'shock': 0}, 9)
     """
-    from analysis.systems.onesix.steps import struck  # numba loads only for a resolve
+    from analysis.systems.onesix.steps import gear_holds, struck  # numba loads only for a resolve
 
     for name, value in rolls.items():
         if not _possible(rules, value):
@@ -141,6 +151,10 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
     u = int(success_level(np.array([rt_a]), True, rules)[0])
     steps = [f"attack: RT = rating {att.attack_rating} + 2K {rolls['attack']} = {rt_a}: "
              + (f"reaches {thr} (U {u})" if rt_a >= thr else f"below {thr}, miss")]
+    fault_roll = rolls["attack"] == 0 and att.breakable(rules)
+    armed, fault = gear_holds(rules, att, True, rolls["attack"], _need(rolls, "gear") if fault_roll else None)
+    if rules.gear_faults and rolls["attack"] == 0 and not att.breakable(rules):
+        fault = "equipment fault: nothing to break (fists, or a weapon that passes its test whatever the roll)"
     rt_d = None
     hit = rt_a >= thr
     if hit and dfn.parries():
@@ -152,7 +166,9 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
     fields: dict[str, Any] = {"rt_attack": rt_a, "rt_defense": rt_d, "success_level": u, "excess": None,
                               "total_power": None, "absorption": absorption, "levels_class": None,
                               "stopping_effect": False, "pain_shock": False, "penalty_after": 0, "in_lost": 0,
-                              "condition": "up", "armor_wear": 0}
+                              "condition": "up", "armor_wear": 0, "weapon_breaks": not armed}
+    if fault:
+        steps.append(fault)
     if not hit:
         steps.append(f"no damage; {dfn.name} stays unhurt")
         return Resolution("onesix", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
@@ -214,7 +230,7 @@ SYSTEM = register(System(
     exchange=exchange,
     resolve=resolve,
     duel=duel,
-    roll_names=("attack", "defense"),
+    roll_names=("attack", "defense", "gear"),
     combat_skills=("attack_rating", "defense_rating"),
     levels={"out": "a track above 6: «активно действовать он не может»",
             "dying": "Wounds 7-9: the body's reserve, dies without first aid", "dead": "10 Wounds: «гибель»"},
@@ -224,6 +240,9 @@ SYSTEM = register(System(
         Assumption("carry_floor", "the seed carries a debt of IN in full and gives no floor: the lab bounds it so the "
                    "exact chain stays finite", (-6, -12, -20, -40),
                    When(("duel",), rules={"in_economy": True})),
+        Assumption("gear_rating", "the seed rates no weapon's reliability: 8 is the rating an average 2K carries to "
+                   "15, so a faulted weapon breaks 42.6% of the time", (4, 8, 12, 15),
+                   When(FIGHTS, rules={"gear_faults": True})),
         FINISH_ATTACKS,
     ),
 ))

@@ -22,6 +22,8 @@ from analysis.systems.onesix.steps import (
     D6,
     EXTRA,
     F_MAXWEAR,
+    F_NGEAR,
+    F_NMODES,
     F_NWEAR,
     F_PARRIES,
     F_PERS,
@@ -31,6 +33,9 @@ from analysis.systems.onesix.steps import (
     K_BETWEEN,
     K_END,
     K_MID,
+    M_BREAKS,
+    M_FISTS,
+    M_HOLDS,
     P_AMIN,
     P_COST,
     P_FIRST,
@@ -39,12 +44,25 @@ from analysis.systems.onesix.steps import (
     P_ONES,
     P_PARRY,
     P_SCAP,
+    P_SIMPARRY,
     P_TRACK,
     P_UNBOUNDED,
+    P_WINDOW,
     P_XLO,
     _carry,
     _land,
 )
+
+
+def _modes(rules: six.Rules, att: six.Fighter) -> tuple[tuple[tuple[str, float, six.Fighter], ...], ...]:
+    """The attack tables of one combo, as parts (rolls of :data:`~analysis.systems.onesix.rules.FAULTS`, weight,
+    the attacker as it strikes): one table, or for a breakable weapon the modes ``M_HOLDS`` (every clean roll,
+    and a fault whose test passes), ``M_BREAKS`` (a fault whose test fails) and ``M_FISTS``."""
+    if not att.breakable(rules):
+        return ((("all", 1.0, att),),)
+    fails = six.p_gear_fails(rules, att.gear_rating)
+    return ((("clean", 1.0, att), ("fault", 1.0 - fails, att)), (("fault", fails, att),),
+            (("all", 1.0, att.fists()),))
 
 
 def _side_table(rules: six.Rules, att: six.Fighter, dfn: six.Fighter) -> tuple[np.ndarray, ...]:
@@ -58,23 +76,30 @@ def _side_table(rules: six.Rules, att: six.Fighter, dfn: six.Fighter) -> tuple[n
         for pen_d in range(t):
             for wear in range(n_wear):
                 for parry in (False, True):
-                    p_miss, p_def, levels, cls, step, p = six._outcomes(rules, att, dfn, c, pen_d, wear,
-                                                                        parry and dfn.parries())
-                    idle = (levels == 0) & (step == 0)
-                    stay.append(p_miss + p_def + float(p[idle].sum()))
-                    key = (np.minimum(levels[~idle], top) * 2 + cls[~idle]) * span + step[~idle]
-                    uniq, inverse = np.unique(key, return_inverse=True)
-                    parts.append((uniq // (2 * span), (uniq // span) % 2, uniq % span,
-                                  np.bincount(inverse, weights=p[~idle], minlength=uniq.size)))
-                    start.append(start[-1] + uniq.size)
+                    for mode in _modes(rules, att):
+                        tables = [(weight, six._outcomes(rules, who, dfn, c, pen_d, wear, parry and dfn.parries(),
+                                                         rolls)) for rolls, weight, who in mode]
+                        p_miss = sum(w * out[0] for w, out in tables)
+                        p_def = sum(w * out[1] for w, out in tables)
+                        levels, cls, step, p = (np.concatenate([out[2 + j] * (w if j == 3 else 1)
+                                                                for w, out in tables]) for j in range(4))
+                        levels, cls, step, p = levels[p > 0], cls[p > 0], step[p > 0], p[p > 0]
+                        idle = (levels == 0) & (step == 0)
+                        stay.append(p_miss + p_def + float(p[idle].sum()))
+                        key = (np.minimum(levels[~idle], top) * 2 + cls[~idle]) * span + step[~idle]
+                        uniq, inverse = np.unique(key, return_inverse=True)
+                        parts.append((uniq // (2 * span), (uniq // span) % 2, uniq % span,
+                                      np.bincount(inverse, weights=p[~idle], minlength=uniq.size)))
+                        start.append(start[-1] + uniq.size)
     hits = np.stack([np.concatenate([part[j] for part in parts]) for j in range(3)]).astype(np.int64)
     return np.array(stay), np.array(start, dtype=np.int64), hits, np.concatenate([part[3] for part in parts])
 
 
 def hit_tables(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[np.ndarray, ...]:
     """Every attack of either side as tables (side 0: A on B), one combo per (attacker penalty, defender penalty,
-    defender armor wear, parried): P(no effect: a miss, a parry, a hit of no levels and no wear) and per hit
-    that does something (levels, class, wear step; probability)."""
+    defender armor wear, parried, and for a breakable weapon its mode, :func:`_modes`): P(no effect on the
+    defender: a miss, a parry, a hit of no levels and no wear) and per hit that does something (levels, class,
+    wear step; probability)."""
     sides = [_side_table(rules, a, b), _side_table(rules, b, a)]
     n_combo = max(part[0].size for part in sides)
     n_hit = max(part[3].size for part in sides)
@@ -90,38 +115,49 @@ def states_bound(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> int:
     """An upper estimate of the chain's states, from its shape: blocks of conditions x states in a block.
 
     A side's blocks: the up conditions the other side's hits can bring it to (:func:`reachable`: under armor
-    wear, far fewer than every level times every wear).  A block holds at most about 3 x span^2 states, span the
-    IN a side may hold in it: the carries and the debts of two attacks and two lost actions past the track (7,400
-    measured in the largest archetype block, 8,748 here).  The solver keeps 40-60% of it (bench_memory.py).
+    wear, far fewer than every level times every wear) while the other's weapon is intact, plus under
+    ``gear_faults`` those its weapon and then its fists can bring it to once it broke.  A block holds at most about
+    3 x span^2 states, span the IN a side may hold in it: the carries and the debts of two attacks and two lost
+    actions past the track (7,400 measured in the largest archetype block, 8,748 here).  The solver keeps 40-60%
+    of it (bench_memory.py).
     """
     span = (rules.carry_cap - rules.carry_floor + 1 + 2 * (rules.attack_cost + rules.action_lost)
             + rules.track_length)
-    return int(reachable(rules, b, a) * reachable(rules, a, b) * 3 * span * span)
+
+    def blocks(dfn: six.Fighter, att: six.Fighter) -> int:
+        return reachable(rules, att, dfn) + (reachable(rules, att, dfn, True) if att.breakable(rules) else 0)
+
+    return int(blocks(a, b) * blocks(b, a) * 3 * span * span)
 
 
 @lru_cache(maxsize=1024)
-def reachable(rules: six.Rules, att: six.Fighter, dfn: six.Fighter) -> int:
+def reachable(rules: six.Rules, att: six.Fighter, dfn: six.Fighter, broken: bool = False) -> int:
     """How many up conditions of ``dfn`` a run of ``att``'s hits can reach, whatever their odds: every power the
     test roll allows (penalties only lower it), each hit's levels, class and armor wear from the condition before
-    (a breadth-first walk, one numpy step per armor wear on the frontier).
+    (a breadth-first walk, one numpy step per armor wear on the frontier); ``broken``: the hits of its fists
+    (:meth:`~analysis.systems.onesix.rules.Fighter.fists`) join the run, its weapon having broken on the way.
 
     >>> reachable(six.Rules(), six.Fighter(weapon_ps=6), six.Fighter(training=4))  # one track: its 7 levels
     7
+    >>> knife = six.Fighter(weapon_ps=6, weapon_class="wound")
+    >>> reachable(six.Rules(), knife, six.Fighter(training=4), broken=True)  # Wounds, then fists' Shock: both tracks
+    49
     """
     top = att.attack_rating + int(six.two_k(rules).support[-1]) + rules.death
-    power = att.weapon_ps + np.arange(top + 1)
+    strikers = (att, att.fists()) if broken else (att,)
     worn = six.max_wear(rules, dfn) + 1
     seen = {six.UNHURT}
     frontier = [np.array([v]) for v in six.UNHURT]
     while frontier[0].size:
         found = []
         for k in np.unique(frontier[2]).tolist():
-            levels, cls, step = six.hit_effect(rules, att, dfn, power, k)
             here = frontier[2] == k
-            w, s = six.mark(frontier[0][here][:, None], frontier[1][here][:, None], cls[None, :], levels[None, :],
-                            rules)
-            wear = np.broadcast_to(np.minimum(k + step, worn - 1), w.shape)
-            found.append(np.stack([w.ravel(), s.ravel(), wear.ravel()]))
+            for who in strikers:
+                levels, cls, step = six.hit_effect(rules, who, dfn, who.weapon_ps + np.arange(top + 1), k)
+                w, s = six.mark(frontier[0][here][:, None], frontier[1][here][:, None], cls[None, :],
+                                levels[None, :], rules)
+                wear = np.broadcast_to(np.minimum(k + step, worn - 1), w.shape)
+                found.append(np.stack([w.ravel(), s.ravel(), wear.ravel()]))
         labels = map(tuple, np.unique(np.concatenate(found, axis=1), axis=1).T.tolist())
         new = [label for label in labels if label not in seen and six.status(rules, label) == six.markov.UP]
         seen.update(new)
@@ -209,16 +245,21 @@ def _end_key(ja: int, jb: int, pr: np.ndarray, na: int, nb: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _cond(j: int, f: np.ndarray, pr: np.ndarray) -> tuple[int, int, int]:
-    """(wounds, shock, wear) of track index ``j``."""
+def _cond(j: int, f: np.ndarray, pr: np.ndarray) -> tuple[int, int, int, int]:
+    """(wounds, shock, wear, weapon broken) of chain index ``j``: the track index times the weapon's states, plus
+    its state (0 intact, 1 broken; always 0 unless a gear fault can break it)."""
+    g = 0
+    if f[F_NGEAR] > 1:
+        g = j % f[F_NGEAR]
+        j //= f[F_NGEAR]
     k = j % f[F_NWEAR]
     j //= f[F_NWEAR]
-    return j // (pr[P_SCAP] + 1), j % (pr[P_SCAP] + 1), k
+    return j // (pr[P_SCAP] + 1), j % (pr[P_SCAP] + 1), k, g
 
 
 @njit(cache=True, nogil=True)
-def _index(w: int, s: int, k: int, f: np.ndarray, pr: np.ndarray) -> int:
-    return (w * (pr[P_SCAP] + 1) + s) * f[F_NWEAR] + k
+def _index(w: int, s: int, k: int, g: int, f: np.ndarray, pr: np.ndarray) -> int:
+    return ((w * (pr[P_SCAP] + 1) + s) * f[F_NWEAR] + k) * f[F_NGEAR] + g
 
 
 @njit(cache=True, nogil=True)
@@ -228,8 +269,20 @@ def _up(w: int, s: int, pr: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True)
 def _combo(c: int, pen_d: int, wear: int, parry: int, n_wear: int, pr: np.ndarray) -> int:
+    """The first table of a combo; a breakable attacker's modes follow it (``combo * n_modes + mode``)."""
     t = pr[P_TRACK] + 1
     return ((c * t + pen_d) * n_wear + wear) * 2 + parry
+
+
+@njit(cache=True, nogil=True)
+def _mode_range(att: int, g: int, fs: np.ndarray) -> tuple[int, int]:
+    """The attack modes of side ``att`` with its weapon in state ``g``: (first, last + 1); the first one leaves the
+    weapon as it is, a second one (``M_BREAKS``) breaks it."""
+    if fs[att, F_NMODES] == 1:
+        return 0, 1
+    if g:
+        return M_FISTS, M_FISTS + 1
+    return M_HOLDS, M_BREAKS + 1
 
 
 # ------------------------------------------------------------------ the compiled chain: one state's ways out
@@ -252,73 +305,101 @@ def _strike_edges(att: int, ia: int, ib: int, xa: int, pa: int, xb: int, pb: int
                   n: int) -> int:
     """Edges of one attack by side ``att`` (0: A), the IN (xa, xb) already paid; ``parry``: the defender's.
 
-    Without ``with_stay`` the attack's no-effect branch is left to the caller.
+    Without ``with_stay`` the no-effect branch that leaves the weapon as it is goes to the caller (a blow that
+    breaks the weapon is never without effect).
     """
     dfn = 1 - att
     j_att, j_dfn = (ia, ib) if att == 0 else (ib, ia)
-    wa_, sa_, _ = _cond(j_att, fs[att], pr)
-    wd, sd, kd = _cond(j_dfn, fs[dfn], pr)
-    combo = _combo(max(wa_, sa_), max(wd, sd), kd, parry, fs[dfn, F_NWEAR], pr)
-    if with_stay:
-        n = _put(bk, bp, n, _encode(K_MID, ia, ib, xa, pa, xb, pb, pr, na, nb), weight * stay[att, combo])
-    for h in range(start[att, combo], start[att, combo + 1]):
-        w2, s2, k2, drop = _land(wd, sd, kd, hits[att, 0, h], hits[att, 1, h], hits[att, 2, h], fs[dfn, F_TRAIN],
-                                 fs[dfn, F_PERS], fs[dfn, F_MAXWEAR], pr)
-        j2 = _index(w2, s2, k2, fs[dfn], pr)
-        if not _up(w2, s2, pr):
-            key = _end_key(ia if att == 0 else j2, j2 if att == 0 else ib, pr, na, nb)
-        elif att == 0:
-            key = _encode(K_MID, ia, j2, xa, pa, xb - drop, pb, pr, na, nb)
-        else:
-            key = _encode(K_MID, j2, ib, xa - drop, pa, xb, pb, pr, na, nb)
-        n = _put(bk, bp, n, key, weight * hp[att, h])
+    wa_, sa_, _, ga = _cond(j_att, fs[att], pr)
+    wd, sd, kd, gd = _cond(j_dfn, fs[dfn], pr)
+    nm = fs[att, F_NMODES]
+    base = _combo(max(wa_, sa_), max(wd, sd), kd, parry, fs[dfn, F_NWEAR], pr) * nm
+    first, last = _mode_range(att, ga, fs)
+    for mode in range(first, last):
+        combo = base + mode
+        j_now = j_att + (mode == M_BREAKS)
+        if mode == M_BREAKS or with_stay:
+            q = weight * stay[att, combo]
+            if q > 0.0:
+                if att == 0:
+                    key = _encode(K_MID, j_now, ib, xa, pa, xb, pb, pr, na, nb)
+                else:
+                    key = _encode(K_MID, ia, j_now, xa, pa, xb, pb, pr, na, nb)
+                n = _put(bk, bp, n, key, q)
+        for h in range(start[att, combo], start[att, combo + 1]):
+            w2, s2, k2, drop = _land(wd, sd, kd, hits[att, 0, h], hits[att, 1, h], hits[att, 2, h], fs[dfn, F_TRAIN],
+                                     fs[dfn, F_PERS], fs[dfn, F_MAXWEAR], pr)
+            j2 = _index(w2, s2, k2, gd, fs[dfn], pr)
+            if not _up(w2, s2, pr):
+                key = _end_key(j_now if att == 0 else j2, j2 if att == 0 else j_now, pr, na, nb)
+            elif att == 0:
+                key = _encode(K_MID, j_now, j2, xa, pa, xb - drop, pb, pr, na, nb)
+            else:
+                key = _encode(K_MID, j2, j_now, xa - drop, pa, xb, pb, pr, na, nb)
+            n = _put(bk, bp, n, key, weight * hp[att, h])
     return n
 
 
 @njit(cache=True, nogil=True)
-def _outcome(att: int, h: int, combo: int, j: int, fs: np.ndarray, pr: np.ndarray, stay: np.ndarray,
-             start: np.ndarray, hits: np.ndarray, hp: np.ndarray) -> tuple[float, int, int, bool]:
-    """Way ``h`` of an attack by side ``att`` (``h`` before the combo's hits: no effect) on the defender at track
-    index ``j``: (probability, its new index, the IN it loses at once, whether it is still up)."""
-    if h < start[att, combo]:
-        return stay[att, combo], j, 0, True
+def _ways(att: int, j_att: int, j_dfn: int, parry: int, fs: np.ndarray, pr: np.ndarray, stay: np.ndarray,
+              start: np.ndarray, hits: np.ndarray, hp: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Every way of an attack by side ``att`` (chain indices ``j_att``, ``j_dfn``; ``parry``: the defender's):
+    (probability, the defender's new index, the IN it loses at once, whether it is still up, the attacker's new
+    index), the no-effect ways included."""
     dfn = 1 - att
-    w, s, k = _cond(j, fs[dfn], pr)
-    w2, s2, k2, drop = _land(w, s, k, hits[att, 0, h], hits[att, 1, h], hits[att, 2, h], fs[dfn, F_TRAIN],
-                             fs[dfn, F_PERS], fs[dfn, F_MAXWEAR], pr)
-    return hp[att, h], _index(w2, s2, k2, fs[dfn], pr), drop, _up(w2, s2, pr)
+    wa_, sa_, _, ga = _cond(j_att, fs[att], pr)
+    w, s, k, g = _cond(j_dfn, fs[dfn], pr)
+    base = _combo(max(wa_, sa_), max(w, s), k, parry, fs[dfn, F_NWEAR], pr) * fs[att, F_NMODES]
+    first, last = _mode_range(att, ga, fs)
+    m = 0
+    for mode in range(first, last):
+        m += 1 + start[att, base + mode + 1] - start[att, base + mode]
+    p, j, d = np.empty(m), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    up, j_now = np.empty(m, np.bool_), np.empty(m, dtype=np.int64)
+    y = 0
+    for mode in range(first, last):
+        combo = base + mode
+        p[y], j[y], d[y], up[y], j_now[y] = stay[att, combo], j_dfn, 0, True, j_att + (mode == M_BREAKS)
+        y += 1
+        for h in range(start[att, combo], start[att, combo + 1]):
+            w2, s2, k2, drop = _land(w, s, k, hits[att, 0, h], hits[att, 1, h], hits[att, 2, h], fs[dfn, F_TRAIN],
+                                     fs[dfn, F_PERS], fs[dfn, F_MAXWEAR], pr)
+            p[y], j[y], d[y], up[y] = hp[att, h], _index(w2, s2, k2, g, fs[dfn], pr), drop, _up(w2, s2, pr)
+            j_now[y] = j_att + (mode == M_BREAKS)
+            y += 1
+    return p, j, d, up, j_now
 
 
 @njit(cache=True, nogil=True)
 def _both_edges(ia: int, ib: int, xa: int, xb: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int,
                 stay: np.ndarray, start: np.ndarray, hits: np.ndarray, hp: np.ndarray, bk: np.ndarray,
                 bp: np.ndarray) -> int:
-    """Equal IN: both attack at once from the same conditions, then each parries if it has the IN left."""
+    """Equal IN: both attack at once from the same conditions; neither parries the other, unless
+    ``simultaneous_parry``: then each parries if it has the IN left.  A fighter's new index is its condition
+    after the other's blow with the weapon its own blow left it."""
     xa -= pr[P_COST]
     xb -= pr[P_COST]
-    fa = 1 if fs[0, F_PARRIES] and xa >= pr[P_PARRY] else 0
-    fb = 1 if fs[1, F_PARRIES] and xb >= pr[P_PARRY] else 0
+    fa = 1 if pr[P_SIMPARRY] and fs[0, F_PARRIES] and xa >= pr[P_PARRY] else 0
+    fb = 1 if pr[P_SIMPARRY] and fs[1, F_PARRIES] and xb >= pr[P_PARRY] else 0
     xa -= pr[P_PARRY] * fa
     xb -= pr[P_PARRY] * fb
-    wa, sa, ka = _cond(ia, fs[0], pr)
-    wb, sb, kb = _cond(ib, fs[1], pr)
-    on_b = _combo(max(wa, sa), max(wb, sb), kb, fb, fs[1, F_NWEAR], pr)
-    on_a = _combo(max(wb, sb), max(wa, sa), ka, fa, fs[0, F_NWEAR], pr)
-    first = start[1, on_a] - 1
-    m = start[1, on_a + 1] - first
-    p_a, j_a, d_a, up_a = np.empty(m), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m, np.bool_)
-    for y in range(m):
-        p_a[y], j_a[y], d_a[y], up_a[y] = _outcome(1, first + y, on_a, ia, fs, pr, stay, start, hits, hp)
+    p_b, jb_hit, d_b, up_b, ja_arm = _ways(0, ia, ib, fb, fs, pr, stay, start, hits, hp)
+    p_a, ja_hit, d_a, up_a, jb_arm = _ways(1, ib, ia, fa, fs, pr, stay, start, hits, hp)
+    ng_a, ng_b = fs[0, F_NGEAR], fs[1, F_NGEAR]
     n = 0
-    for x in range(start[0, on_b] - 1, start[0, on_b + 1]):
-        p1, jb, db, upb = _outcome(0, x, on_b, ib, fs, pr, stay, start, hits, hp)
-        for y in range(m):
-            p2, ja, da, upa = p_a[y], j_a[y], d_a[y], up_a[y]
-            if upa and upb:
-                key = _encode(K_MID, ja, jb, xa - da, 0, xb - db, 0, pr, na, nb)
+    for x in range(p_b.size):
+        if p_b[x] == 0.0:
+            continue
+        for y in range(p_a.size):
+            if p_a[y] == 0.0:
+                continue
+            ja = ja_hit[y] - ja_hit[y] % ng_a + ja_arm[x] % ng_a
+            jb = jb_hit[x] - jb_hit[x] % ng_b + jb_arm[y] % ng_b
+            if up_a[y] and up_b[x]:
+                key = _encode(K_MID, ja, jb, xa - d_a[y], 0, xb - d_b[x], 0, pr, na, nb)
             else:
                 key = _end_key(ja, jb, pr, na, nb)
-            n = _put(bk, bp, n, key, p1 * p2)
+            n = _put(bk, bp, n, key, p_b[x] * p_a[y])
     return n
 
 
@@ -342,27 +423,35 @@ def _resolve_edges(side: int, ia: int, ib: int, xa: int, pa: int, xb: int, pb: i
 
 
 @njit(cache=True, nogil=True)
+def _unparried(low: int, y: int, can_parry: bool, pr: np.ndarray) -> bool:
+    """Whether a side whose IN is at least ``low`` surely attacks now, unparried, an opponent at exactly ``y``: it
+    surely leads and the opponent cannot parry, or surely too late (``low - y`` past ``parry_window``)."""
+    return low >= pr[P_AMIN] and low > y and (not can_parry or low - y > pr[P_WINDOW])
+
+
+@njit(cache=True, nogil=True)
 def _ahead_edges(side: int, ia: int, ib: int, x: int, p: int, y: int, fs: np.ndarray, pr: np.ndarray, na: int,
                  nb: int, stay: np.ndarray, start: np.ndarray, hits: np.ndarray, hp: np.ndarray, bk: np.ndarray,
                  bp: np.ndarray) -> int:
-    """``side`` holds an unbounded die not yet rolled (IN = x + die) against an opponent at exactly ``y`` who
-    cannot parry: it attacks while surely ahead, rolls one more face when not.  Each such step has a single
-    next step of the same kind (the opponent unchanged), so the steps form a chain that ends in a loop (the
-    die is memoryless); the loop is summed exactly and only the ways out are returned."""
+    """``side`` holds an unbounded die not yet rolled (IN = x + die) against an opponent at exactly ``y``: it
+    attacks while surely ahead and surely unparried (:func:`_unparried`), rolls one more face when not.  Each such
+    step has a single next step of the same kind (the opponent unchanged), so the steps form a chain that ends in a
+    loop (the die is memoryless); the loop is summed exactly and only the ways out are returned."""
     pos_x = np.empty(256, dtype=np.int64)
     pos_p = np.empty(256, dtype=np.int64)
     go = np.empty(256)
     n_pos = 0
     loop = -1
     dfn = 1 - side
+    can_parry = fs[dfn, F_PARRIES] != 0 and y >= pr[P_PARRY]
     j_att, j_dfn = (ia, ib) if side == 0 else (ib, ia)
-    wa_, sa_, _ = _cond(j_att, fs[side], pr)
-    wd, sd, kd = _cond(j_dfn, fs[dfn], pr)
-    q_act = stay[side, _combo(max(wa_, sa_), max(wd, sd), kd, 0, fs[dfn, F_NWEAR], pr)]
+    wa_, sa_, _, ga = _cond(j_att, fs[side], pr)
+    wd, sd, kd, _ = _cond(j_dfn, fs[dfn], pr)
+    keep = _mode_range(side, ga, fs)[0]
+    q_act = stay[side, _combo(max(wa_, sa_), max(wd, sd), kd, 0, fs[dfn, F_NWEAR], pr) * fs[side, F_NMODES] + keep]
     while n_pos < 256:
         pos_x[n_pos], pos_p[n_pos] = x, p
-        low = x + _lo(p, pr)
-        if low >= pr[P_AMIN] and low > y:
+        if _unparried(x + _lo(p, pr), y, can_parry, pr):
             go[n_pos] = q_act
             x -= pr[P_COST]
         else:
@@ -386,8 +475,7 @@ def _ahead_edges(side: int, ia: int, ib: int, x: int, p: int, y: int, fs: np.nda
     n = 0
     for i in range(n_pos):
         x, p = pos_x[i], pos_p[i]
-        low = x + _lo(p, pr)
-        if low >= pr[P_AMIN] and low > y:
+        if _unparried(x + _lo(p, pr), y, can_parry, pr):
             if side == 0:
                 n = _strike_edges(0, ia, ib, x - pr[P_COST], p, y, 0, 0, weight[i], False, fs, pr, na, nb, stay,
                                   start, hits, hp, bk, bp, n)
@@ -406,21 +494,35 @@ def _ahead_edges(side: int, ia: int, ib: int, x: int, p: int, y: int, fs: np.nda
 
 
 @njit(cache=True, nogil=True)
+def _lead_parry(la: int, ha: int, lb: int, hb: int, parries: bool, pr: np.ndarray) -> int:
+    """Side A (IN in la..ha) surely attacks side B (IN in lb..hb): 1 B parries, 0 it does not, -1 undecided (a
+    die must be rolled first): it must have the parry's IN and be in time (at most ``parry_window`` behind)."""
+    if not parries or hb < pr[P_PARRY]:
+        return 0
+    if lb < pr[P_PARRY]:
+        return -1
+    window = pr[P_WINDOW]
+    if window >= BIG or ha - lb <= window:
+        return 1
+    return 0 if la - hb > window else -1
+
+
+@njit(cache=True, nogil=True)
 def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.ndarray, start: np.ndarray,
            hits: np.ndarray, hp: np.ndarray, bk: np.ndarray, bp: np.ndarray) -> int:
     """Every way out of one state into the edge buffer (keys and probabilities); the count."""
     kind, ia, ib, xa, pa, xb, pb = _decode(key, pr, na, nb)
     if kind == K_BETWEEN:
-        wa, sa, _ = _cond(ia, fs[0], pr)
-        wb, sb, _ = _cond(ib, fs[1], pr)
+        wa, sa, _, _ = _cond(ia, fs[0], pr)
+        wb, sb, _, _ = _cond(ib, fs[1], pr)
         bk[0] = _encode(K_MID, ia, ib, fs[0, F_REFL] - max(wa, sa) + xa, pr[P_FIRST],
                         fs[1, F_REFL] - max(wb, sb) + xb, pr[P_FIRST], pr, na, nb)
         bp[0] = 1.0
         return 1
     if pr[P_UNBOUNDED] and (pa == 0) != (pb == 0):
-        if pa and not (fs[1, F_PARRIES] and xb >= pr[P_PARRY]):
+        if pa and not (fs[1, F_PARRIES] and xb >= pr[P_PARRY] and xa + _lo(pa, pr) - xb <= pr[P_WINDOW]):
             return _ahead_edges(0, ia, ib, xa, pa, xb, fs, pr, na, nb, stay, start, hits, hp, bk, bp)
-        if pb and not (fs[0, F_PARRIES] and xa >= pr[P_PARRY]):
+        if pb and not (fs[0, F_PARRIES] and xa >= pr[P_PARRY] and xb + _lo(pb, pr) - xa <= pr[P_WINDOW]):
             return _ahead_edges(1, ia, ib, xb, pb, xa, fs, pr, na, nb, stay, start, hits, hp, bk, bp)
     la, ha = xa + _lo(pa, pr), xa + _hi(pa)
     lb, hb = xb + _lo(pb, pr), xb + _hi(pb)
@@ -434,15 +536,15 @@ def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.
         bp[0] = 1.0
         return 1
     if la >= amin and la > hb:
-        if fs[1, F_PARRIES] and lb < parry_cost <= hb:
-            return _resolve_edges(1, ia, ib, xa, pa, xb, pb, pr, na, nb, bk, bp)
-        parry = 1 if fs[1, F_PARRIES] and lb >= parry_cost else 0
+        parry = _lead_parry(la, ha, lb, hb, fs[1, F_PARRIES] != 0, pr)
+        if parry < 0:
+            return _resolve_edges(1 if pa == 0 or lb < parry_cost else 0, ia, ib, xa, pa, xb, pb, pr, na, nb, bk, bp)
         return _strike_edges(0, ia, ib, xa - pr[P_COST], pa, xb - parry_cost * parry, pb, parry, 1.0, True, fs, pr,
                              na, nb, stay, start, hits, hp, bk, bp, 0)
     if lb >= amin and lb > ha:
-        if fs[0, F_PARRIES] and la < parry_cost <= ha:
-            return _resolve_edges(0, ia, ib, xa, pa, xb, pb, pr, na, nb, bk, bp)
-        parry = 1 if fs[0, F_PARRIES] and la >= parry_cost else 0
+        parry = _lead_parry(lb, hb, la, ha, fs[0, F_PARRIES] != 0, pr)
+        if parry < 0:
+            return _resolve_edges(0 if pb == 0 or la < parry_cost else 1, ia, ib, xa, pa, xb, pb, pr, na, nb, bk, bp)
         return _strike_edges(1, ia, ib, xa - parry_cost * parry, pa, xb - pr[P_COST], pb, parry, 1.0, True, fs, pr,
                              na, nb, stay, start, hits, hp, bk, bp, 0)
     if pa == 0 and pb == 0:
@@ -452,15 +554,19 @@ def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.
 
 @njit(cache=True, nogil=True)
 def _live(ia: int, ib: int, fs: np.ndarray, pr: np.ndarray, start: np.ndarray) -> bool:
-    """Whether some attack from the conditions (ia, ib) can change them (else the fight is stuck there)."""
+    """Whether some attack from the chain indices (ia, ib) can change them (else the fight is stuck there): a hit
+    that does something, or a weapon that can still break."""
     for att in range(2):
         dfn = 1 - att
         j_att, j_dfn = (ia, ib) if att == 0 else (ib, ia)
-        wa_, sa_, _ = _cond(j_att, fs[att], pr)
-        wd, sd, kd = _cond(j_dfn, fs[dfn], pr)
+        wa_, sa_, _, ga = _cond(j_att, fs[att], pr)
+        wd, sd, kd, _ = _cond(j_dfn, fs[dfn], pr)
+        first, last = _mode_range(att, ga, fs)
+        if first <= M_BREAKS < last:
+            return True
         for parry in range(1 + fs[dfn, F_PARRIES]):
-            combo = _combo(max(wa_, sa_), max(wd, sd), kd, parry, fs[dfn, F_NWEAR], pr)
-            if start[att, combo + 1] > start[att, combo]:
+            base = _combo(max(wa_, sa_), max(wd, sd), kd, parry, fs[dfn, F_NWEAR], pr) * fs[att, F_NMODES]
+            if start[att, base + last] > start[att, base + first]:
                 return True
     return False
 

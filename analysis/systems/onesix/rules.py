@@ -19,7 +19,7 @@ Daisy's boat manoeuvre: rating 9; her dice show 1 and 6, the extra die 4:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterator, Sequence
 
@@ -36,6 +36,7 @@ BASE_FACES = (0, 2, 3, 4, 5, 6)
 """A d6 under the rule of 1 and 6: its 1 adds 0."""
 WOUND, SHOCK = 0, 1
 WEAPON_CLASSES = ("wound", "shock", "ballistic")
+IN_DICE = ("one_six", "one_zero", "d6")
 UNHURT = (0, 0, 0)
 """The condition label (wounds, shock, armor wear) of a fresh fighter."""
 
@@ -59,13 +60,24 @@ class Rules(DuelRules):
                                  "exceeds the protection: PS + excess (total) or the weapon's PS alone")
     in_economy: bool = param(True, Bool(), "the IN economy times the fight (false, a simplification: the old fixed "
                              "order, one attack each per round by average IN - penalty)")
-    in_die: str = param("one_six", Choice(("one_six", "d6")), "1K in IN = reflexes + 1K: one die under the rule of "
-                        "1 and 6, or a plain d6")
+    in_die: str = param("one_six", Choice(IN_DICE), "1K in IN = reflexes + 1K: one die under the rule of 1 and 6 "
+                        "(one_six), a die whose 1 adds 0 and whose 6 does not explode (one_zero, mean 10/3), or a "
+                        "plain d6")
+    in_explode_depth: int | None = param(None, Int(0, 50, optional=True), "in_die = one_six: at most N extra dice "
+                                         "in 1K (none: unlimited); 2K's explode_depth does not cap it")
     in_carry: bool = param(True, Bool(), "leftover IN carries (<= 3 as is, above as 3); false: only debts carry")
     in_penalty: str = param("immediate", Choice(("immediate", "roll")), "the condition penalty lowers IN in every "
                             "roll and at once when it rises mid-round (immediate), or in the rolls only (roll)")
     in_loss: str = param("one_per_hit", Choice(("one_per_hit", "stack")), "stopping effect and pain shock from one "
                          "hit cost one action together, or one each (stack)")
+    parry_window: int | None = param(3, Int(0, 30, optional=True, none_word="any"), "a parry is in time iff the "
+                                     "defender's IN is at most this much below the attacker's when the attack starts "
+                                     "(any: whatever the lag, the earlier reading)")
+    simultaneous_parry: bool = param(False, Bool(), "at equal IN both attack and neither can parry the other's "
+                                     "simultaneous attack (false); true: each then parries if it has the parry's IN")
+    gear_faults: bool = param(False, Bool(), "an attack whose base dice all show 1 tests the weapon (gear_rating + "
+                              "2K against the threshold); on failure it breaks and the fighter fights on with fists "
+                              "(PS = training, Shock)")
     success_threshold: int = constant(15, Int(1, 60), "RT needed for success (the main scheme's control point)")
     level_step: int = constant(3, Int(1, 20), "every this many points over the threshold add one success level")
     unskilled_max_level: int = constant(1, Int(0, 20), "the highest success level without a matching skill")
@@ -132,17 +144,32 @@ def two_k(rules: Rules) -> Dist:
 
 @lru_cache(maxsize=64)
 def in_die(rules: Rules) -> Dist:
-    """1K of the IN roll: one die under the rule of 1 and 6 (``in_die = "one_six"``) or a plain d6.
+    """1K of the IN roll: one die under the rule of 1 and 6 (``one_six``, at most ``in_explode_depth`` extra
+    dice), its 1 -> 0 without the explosion (``one_zero``) or a plain d6.
 
-    >>> round(in_die(Rules()).mean(), 12), in_die(Rules(in_die="d6")).mean()
-    (4.0, 3.5)
+    >>> round(in_die(Rules()).mean(), 12), round(in_die(Rules(in_die="one_zero")).mean() * 3, 12)
+    (4.0, 10.0)
+    >>> in_die(Rules(in_die="d6")).mean(), in_die(Rules(explode_depth=0)).max > 12
+    (3.5, True)
     """
-    return die(rules) if rules.in_die == "one_six" else Dist.die(range(1, 7))
+    if rules.in_die == "d6":
+        return Dist.die(range(1, 7))
+    depth = 0 if rules.in_die == "one_zero" else rules.in_explode_depth
+    return die(rules.replace(explode_depth=depth))
 
 
 def p_equipment_fault(rules: Rules) -> float:
-    """P(every base die shows 1): the equipment fault (1/36 for 2K)."""
+    """P(every base die shows 1): the equipment fault (1/36 for 2K); then, and only then, 2K = 0."""
     return (1 / 6) ** rules.test_dice
+
+
+def p_gear_fails(rules: Rules, rating: int) -> float:
+    """P(the gear's reliability test fails): ``rating + 2K`` below the threshold.
+
+    >>> round(p_gear_fails(Rules(), 8) * 108, 9)
+    46.0
+    """
+    return float(rt_distribution(rules, rating).cdf(rules.success_threshold - 1))
 
 
 def chain_value(faces: Sequence[int], rules: Rules) -> int:
@@ -182,7 +209,7 @@ def check(rules: Rules, args: CheckArgs) -> CheckResult:
     fault = p_equipment_fault(rules)
     extra = {"p_equipment_fault": fault, "mean_rt": rt.mean()}
     if args.gear_rating is not None:
-        extra["p_gear_breaks"] = fault * float(rt_distribution(rules, args.gear_rating).cdf(rules.success_threshold - 1))
+        extra["p_gear_breaks"] = fault * p_gear_fails(rules, args.gear_rating)
     return CheckResult(
         system="onesix",
         variants=rules.to_dict(),
@@ -258,6 +285,8 @@ class Fighter(FighterBase):
     protection: int = param(0, Int(0, 40), "armor protection: a ballistic hit of power <= it inflicts Shock")
     weapon_ps: int = param(3, Int(0, 60), "damage power PS (combat knife: training + 2; fists: training, lab's reading)")
     weapon_class: str = param("shock", Choice(WEAPON_CLASSES), "what the weapon inflicts: wound, shock or ballistic")
+    gear_rating: int = param(8, Int(0, 40), "the weapon's reliability rating (gear_faults: an attack whose base dice "
+                             "all show 1 tests it by the main scheme; lab's assumption 8: an average 2K passes)")
     parry: str = param("always", Choice(("always", "never")), "parry every attack it can (defense_rating > 0 and "
                        "the parry's IN left), or never", kind="policy")
 
@@ -276,6 +305,20 @@ class Fighter(FighterBase):
     def derived(self, rules: Rules) -> dict[str, int]:
         return {"reflexes": self.total_reflexes(), "average_in": self.average_in(rules),
                 "absorption": self.training + self.armor}
+
+    def fists(self) -> Fighter:
+        """The fighter after its weapon broke: fists, PS = training, class Shock (the archetypes' unarmed reading)."""
+        return self.replace(weapon_ps=self.training, weapon_class="shock")
+
+    def breakable(self, rules: Rules) -> bool:
+        """Whether a gear fault can change this fighter: ``gear_faults`` on, a weapon other than its fists, and a
+        reliability test it can fail.
+
+        >>> knife = Fighter(weapon_ps=5, weapon_class="wound")
+        >>> knife.breakable(Rules(gear_faults=True)), knife.breakable(Rules()), Fighter().breakable(Rules(gear_faults=True))
+        (True, False, False)
+        """
+        return rules.gear_faults and self.fists() != self and p_gear_fails(rules, self.gear_rating) > 0
 
 
 def mark(wounds: Any, shock: Any, cls: Any, levels: Any, rules: Rules | None = None) -> tuple[Any, Any]:
@@ -366,28 +409,36 @@ def _next(rules: Rules, f: Fighter, label: Any, levels: np.ndarray, cls: np.ndar
     return condition_index(rules, f, w, s, wear)
 
 
+FAULTS = ("all", "fault", "clean")
+"""Which attack rolls an outcome table covers: every roll, only the equipment fault (every base die 1: 2K = 0)
+or every other roll; the last two split the first (their probabilities are joint, not conditional)."""
+
+
 @lru_cache(maxsize=16384)
 def _outcomes(rules: Rules, att: Fighter, dfn: Fighter, att_penalty: int, def_penalty: int, wear: int,
-              parry: bool) -> tuple[float, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(P(miss), P(parried), then per distinct hit: levels, class, wear step, probability)."""
+              parry: bool, rolls: str = "all") -> tuple[float, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(P(miss), P(parried), then per distinct hit: levels, class, wear step, probability), over the attack
+    ``rolls`` of :data:`FAULTS`."""
     k = two_k(rules)
     v, p = k.support, k.p
+    pa = p if rolls == "all" else np.where((v == 0) == (rolls == "fault"), p, 0.0)
     thr = rules.success_threshold
     rt_a = att.attack_rating - att_penalty + v
     ok = rt_a >= thr
-    p_miss = float(p[~ok].sum())
+    p_miss = float(pa[~ok].sum())
     if not parry:
-        hit_p, excess, p_def = p[ok], rt_a[ok] - thr, 0.0
+        hit_p, excess, p_def = pa[ok], rt_a[ok] - thr, 0.0
     elif rules.excess_over == "defense":
-        margin = np.convolve(np.where(ok, p, 0.0), p[::-1])  # P(RT_a - RT_d = value), RT_a >= thr only
+        margin = np.convolve(np.where(ok, pa, 0.0), p[::-1])  # P(RT_a - RT_d = value), RT_a >= thr only
         value = np.arange(margin.size) - (p.size - 1) + att.attack_rating - att_penalty - dfn.defense_rating + def_penalty
         hit_p, excess = margin[value > 0], value[value > 0]
         p_def = float(margin.sum() - hit_p.sum())
     else:
         lowest_d = dfn.defense_rating - def_penalty + int(v[0])
         below = np.concatenate(([0.0], np.cumsum(p)))[np.clip(rt_a[ok] - lowest_d, 0, p.size)]
-        hit_p, excess = p[ok] * below, rt_a[ok] - thr
-        p_def = float((p[ok] * (1.0 - below)).sum())
+        hit_p, excess = pa[ok] * below, rt_a[ok] - thr
+        p_def = float((pa[ok] * (1.0 - below)).sum())
+    hit_p, excess = hit_p[hit_p > 0], excess[hit_p > 0]
     levels, cls, step = hit_effect(rules, att, dfn, att.weapon_ps + excess, wear)
     span_step = max(rules.wear_step, rules.wear_double_step) + 1
     key = (levels * 2 + cls) * span_step + step
@@ -453,8 +504,15 @@ def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
     >>> round(res.p_hit, 6) == round(check(Rules(), CheckArgs(rating=9)).p_success, 6), res.p_defended
     (True, 0.0)
     """
+    fault = ("the double-one equipment fault tests the weapon (gear_faults): p_weapon_breaks; after the blow the "
+             "attacker fights on with fists" if att.breakable(rules) else
+             "the double-one equipment fault " + ("breaks nothing: the attacker fights with its fists"
+                                                   if rules.gear_faults else "is left out (gear_faults = false)"))
     notes = ["damage = levels inflicted, Wounds or Shock by the weapon class (condition_after shows which)",
-             "2K has no critical hit; the double-one equipment fault and RT < 6 fumbles are left out of combat",
-             "the parry costs IN in a duel; here the defender parries whenever its policy says so"]
-    return summarize("onesix", rules, att, dfn, branches(rules, att, dfn), track(rules, dfn),
-                     lambda label: condition_label(rules, label), notes)
+             f"2K has no critical hit; RT < 6 fumbles have no combat consequence in the seed; {fault}",
+             ("the parry costs IN in a duel and must be in time (parry_window); here the defender parries whenever "
+              "its policy says so")]
+    res = summarize("onesix", rules, att, dfn, branches(rules, att, dfn), track(rules, dfn),
+                    lambda label: condition_label(rules, label), notes)
+    breaks = p_equipment_fault(rules) * p_gear_fails(rules, att.gear_rating) if att.breakable(rules) else 0.0
+    return replace(res, extra={"p_weapon_breaks": breaks})

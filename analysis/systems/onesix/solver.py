@@ -23,7 +23,7 @@ from analysis.engine import markov
 from analysis.systems.onesix import rules as six
 from analysis.systems.onesix.chain import _decode, _edges, _encode, _live, _priority, hit_tables
 from analysis.systems.onesix.rounds import _round_graph, _rounds
-from analysis.systems.onesix.steps import K_BETWEEN, K_END, K_MID, P_NP, P_NX, pack_fighter, pack_rules
+from analysis.systems.onesix.steps import K_BETWEEN, K_END, K_MID, P_NP, P_NX, order_text, pack_fighter, pack_rules
 
 PRUNE = 1e-17
 """A state that cannot carry this much probability is not followed (what reaches it is truncation)."""
@@ -47,13 +47,16 @@ REGION = 32
 
 
 @lru_cache(maxsize=256)
-def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[markov.Solution, str]:
-    """The duel under the IN economy, exactly (less a reported truncation): the solution and how it was timed.
+def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[markov.Solution, str, dict]:
+    """The duel under the IN economy, exactly (less a reported truncation): the solution, how it was timed, and
+    (``gear_faults``, a weapon that can break) its final pairs by the weapons' states: ``{(a broken, b broken):
+    {(i, j): p}}``, else ``{}``.
 
     The compiled solver runs where no signal lands (:func:`analysis.base.interrupt.run_kernel`): Ctrl-C, SIGTERM
     or a cancel halt it within a block and raise :class:`~analysis.base.interrupt.Interrupted`."""
     pr = pack_rules(rules, a, b)
-    na, nb = len(six.track(rules, a)), len(six.track(rules, b))
+    ga, gb = 1 + a.breakable(rules), 1 + b.breakable(rules)
+    na, nb = len(six.track(rules, a)) * ga, len(six.track(rules, b)) * gb
     if 3 * na * nb * int(pr[P_NX]) ** 2 * int(pr[P_NP]) ** 2 >= 2**62:
         raise DicelabError(f"onesix duel: tracks of {na} and {nb} conditions are too large for the exact chain; "
                            "allowed: shorter tracks, less armor wear or a shallower carry floor (or dicelab sim)")
@@ -68,23 +71,22 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
             break
         cap *= 2
     ta, tb = six.track(rules, a), six.track(rules, b)
-    pairs = {(int(code) // nb, int(code) % nb): float(p) for code, p in zip(codes, probs)}
+    weapons: dict[tuple[int, int], dict[tuple[int, int], float]] = {}
+    for code, p in zip(codes, probs):
+        ia, ib = divmod(int(code), nb)
+        part = weapons.setdefault((ia % ga, ib % gb), {})
+        part[(ia // ga, ib // gb)] = part.get((ia // ga, ib // gb), 0.0) + float(p)
+    pairs: dict[tuple[int, int], float] = {}
+    for part in weapons.values():
+        for pair, p in part.items():
+            pairs[pair] = pairs.get(pair, 0.0) + p
     p_end = float(probs.sum())
     solution = markov.from_rounds(pairs, ta, tb, {t + 1: float(p) for t, p in enumerate(rounds) if p > 0},
                                   p_stalemate=float(stuck), truncation=float(lost), states=int(states),
                                   rounds_tail=max(p_end - float(rounds.sum()), 0.0))
     if p_end > 0 and stuck == 0:
         solution = replace(solution, mean_rounds=float(mean))
-    die = ("1K = one die under the rule of 1 and 6 (1 -> 0, 6 -> 6 + another die)" if rules.in_die == "one_six"
-           else "1K = a plain d6")
-    order = (f"IN economy (seed «Время в системе»): each 6-second round IN = reflexes + 1K - penalty + carry, {die}; "
-             f"while someone has IN >= {rules.attack_min_in} the highest attacks (-{rules.attack_cost}), the defender "
-             f"parries (-{rules.parry_cost}) by its policy if it has the IN; equal IN: both attack, then each parries "
-             f"if {rules.parry_cost} IN are left; a hit takes the penalty's rise off IN "
-             f"({rules.in_penalty}) and {rules.action_lost} IN per lost action (stopping effect, pain shock: "
-             f"{rules.in_loss}); leftover carries up to {rules.carry_cap if rules.in_carry else 0}, debts down to "
-             f"{rules.carry_floor}")
-    return solution, order
+    return solution, order_text(rules, a, b), weapons if ga * gb > 1 else {}
 
 
 # ------------------------------------------------------------------ the compiled chain: the solver
