@@ -36,9 +36,9 @@ report: $(CORE)  ## write the report into reports/ (core install only)
 	$(SAY) "writing the report into reports/"
 	@$(BIN)/dicelab report --out reports
 
-test: $(VENV)/.installed-test  ## run the whole test suite (installs the test extras)
+test: $(VENV)/.installed-test  ## run the whole test suite on every core (installs the test extras)
 	$(SAY) "running the tests"
-	@$(BIN)/python -m pytest
+	@$(BIN)/python -m pytest -n auto
 
 notebooks: $(VENV)/.installed-notebooks  ## start JupyterLab on notebooks/ with a kernel that sees dicelab
 	@$(BIN)/python -m ipykernel install --sys-prefix --name dicelab --display-name "Python (dicelab)" >/dev/null
