@@ -22,6 +22,8 @@ from typing import TextIO
 from analysis.base.params import Choice
 
 MODES = ("bar", "lines", "quiet")
+DELAY = 2.0
+"""Seconds before a command's progress shows (with an ETA) on stderr: quick runs stay silent."""
 
 
 def auto_mode(quiet: bool = False, stream: TextIO | None = None) -> str:

@@ -248,7 +248,18 @@ def check_group(system: System, rules: Any, side_a: Sequence[Any], side_b: Seque
     cost = GROUP_COSTS.get(system.id)
     need = cost.bytes(states) if cost is not None else max(c.bytes(states) for c in GROUP_COSTS.values())
     _refuse(f"{system.id} group fight", need, states, max_memory(limit_gb), option,
-            "or the Monte Carlo group simulation runs it in flat memory")
+            "or the Monte Carlo dicelab sim runs it in flat memory")
+
+
+def exact_group(system: System, rules: Any, side_a: Sequence[Any], side_b: Sequence[Any],
+                limit_gb: float | None = None, option: str = f"{MEMORY_ENV}=GB") -> Any:
+    """The exact group fight (``system.group``), refused before it starts past the memory ceiling
+    (:func:`check_group`) or when the system has no exact group fights: the one way front ends solve one."""
+    if system.group is None:
+        raise DicelabError(f"{system.id}: exact group fights are not modelled yet (RULES.md section 7); allowed: one "
+                           "against one, or the Monte Carlo dicelab sim")
+    check_group(system, rules, side_a, side_b, limit_gb, option)
+    return system.group(rules, list(side_a), list(side_b))
 
 
 def _refuse(what: str, need: float, states: int, limit: float, option: str, instead: str) -> None:

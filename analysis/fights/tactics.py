@@ -11,7 +11,7 @@ it: held to the plain action there, the rest still played well); which fixed
 scripts are dominated; and a **simple rule**, a depth-2 tree over what the
 decider knows, fitted to A's equilibrium play, with the share of the
 equilibrium's gain over the book script it keeps against an opponent who
-plays well.  ``decide`` limits the solved decisions to those named; every
+plays well (fitted to the decision worth the most to A).  ``decide`` limits the solved decisions to those named; every
 other decision stays at each fighter's policy.
 
 Values are in the objective's units: under ``wins``, P(A wins) - P(B wins).
@@ -108,26 +108,61 @@ class Tactics:
 def analyse(dg: DecisionGame, decide: Iterable[str] | None = None, objective: str = "wins") -> Tactics:
     """Book, best response and equilibrium play of ``dg``, each decision's share and worth, the dominated
     scripts and A's simple rule (see the module docstring)."""
-    if objective not in OBJECTIVES:
-        raise ParamError("objective", objective, "one of " + ", ".join(OBJECTIVES))
+    names = decided(dg, decide)
+    dg = _objective(dg, objective)
+    g = dg.game
+    book_a = g.book("a")
+    free_a, free_b = _mask(dg, "a", names), _mask(dg, "b", names)
+    book, best, eq = (_solve(dg, play, names) for play in PLAYS)
+    plays = [_play(dg, sol) for sol in (book, best, eq)]
+    seen = visits(g, eq.a_strategy, eq.b_strategy)
+    worths = tuple(_worth(dg, eq, seen, d, free_a, free_b) for d, dec in enumerate(dg.decisions) if dec.name in names)
+    worth_a = {w.name: w.worth for w in worths if w.side == "a"}
+    rule = _simple_rule(dg, eq, seen, free_a, free_b, names, book_a, worth_a)
+    return Tactics(objective, names, *plays, worths, dominated(dg, objective), rule,
+                   max(book.residual, best.residual, eq.residual), tuple(policy_rows(dg, eq, seen)))
+
+
+def decided(dg: DecisionGame, decide: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The decisions solved: those named in ``decide`` (every one when ``None``); an unknown name is one line
+    listing the allowed names."""
     known = sorted({d.name for d in dg.decisions})
     names = tuple(known if decide is None else decide)
     for name in names:
         if name not in known:
             raise ParamError("decide", name, "one of " + ", ".join(known) if known else "none: no decisions here")
-    dg = dg.with_objective(objective)
+    return names
+
+
+def _objective(dg: DecisionGame, objective: str) -> DecisionGame:
+    if objective not in OBJECTIVES:
+        raise ParamError("objective", objective, "one of " + ", ".join(OBJECTIVES))
+    return dg.with_objective(objective)
+
+
+def _solve(dg: DecisionGame, play: str, names: Sequence[str]) -> GameSolution:
+    """Both sides' strategies under ``play`` (``dg`` already pays its objective): ``book`` holds both to their
+    policies, ``best`` frees A's decisions ``names`` against B's book, ``equilibrium`` frees both sides'."""
     g = dg.game
     book_a, book_b = g.book("a"), g.book("b")
-    free_a, free_b = _mask(dg, "a", names), _mask(dg, "b", names)
-    book = solve(g, a_fixed=book_a, b_fixed=book_b)
-    best = solve(g, a_fixed=book_a, fixed_a_states=~free_a, b_fixed=book_b)
-    eq = solve(g, a_fixed=book_a, fixed_a_states=~free_a, b_fixed=book_b, fixed_b_states=~free_b)
-    plays = [_play(dg, sol) for sol in (book, best, eq)]
-    seen = visits(g, eq.a_strategy, eq.b_strategy)
-    worths = tuple(_worth(dg, eq, seen, d, free_a, free_b) for d, dec in enumerate(dg.decisions) if dec.name in names)
-    rule = _simple_rule(dg, eq, seen, free_a, free_b, names, book_a)
-    return Tactics(objective, names, *plays, worths, dominated(dg, objective), rule,
-                   max(book.residual, best.residual, eq.residual), tuple(policy_rows(dg, eq, seen)))
+    if play == "book":
+        return solve(g, a_fixed=book_a, b_fixed=book_b)
+    free_a = _mask(dg, "a", names)
+    if play == "best":
+        return solve(g, a_fixed=book_a, fixed_a_states=~free_a, b_fixed=book_b)
+    return solve(g, a_fixed=book_a, fixed_a_states=~free_a, b_fixed=book_b, fixed_b_states=~_mask(dg, "b", names))
+
+
+def played(dg: DecisionGame, play: str = "book", decide: Iterable[str] | None = None,
+           objective: str = "wins") -> tuple[Play, GameSolution]:
+    """One way of playing the duel (``play``, one of :data:`PLAYS`): its :class:`Play` and both strategies (for
+    :func:`~analysis.engine.decisions.policy_tables`).  ``analyse(dg).equilibrium`` is ``played(dg,
+    "equilibrium")[0]``."""
+    if play not in PLAYS:
+        raise ParamError("play", play, "one of " + ", ".join(PLAYS))
+    dg = _objective(dg, objective)
+    sol = _solve(dg, play, decided(dg, decide))
+    return _play(dg, sol), sol
 
 
 def _mask(dg: DecisionGame, side: str, names: Sequence[str]) -> np.ndarray:
@@ -230,13 +265,14 @@ def policy_rows(dg: DecisionGame, sol: GameSolution, seen: np.ndarray) -> Iterab
 
 
 def _simple_rule(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, free_a: np.ndarray, free_b: np.ndarray,
-                 names: Sequence[str], book_a: np.ndarray) -> SimpleRule | None:
-    """A depth-2 tree for A's most visited solved decision, and its share of the equilibrium's gain."""
+                 names: Sequence[str], book_a: np.ndarray, worth: Mapping[str, float]) -> SimpleRule | None:
+    """A depth-2 tree for A's solved decision worth the most (ties: the most visited), and its share of the
+    equilibrium's gain."""
     candidates = [d for d, dec in enumerate(dg.decisions) if dec.side == "a" and dec.name in names
                   and seen[dg.states[d]].sum() > 0]
     if not candidates:
         return None
-    d = max(candidates, key=lambda k: float(seen[dg.states[k]].sum()))
+    d = max(candidates, key=lambda k: (round(worth.get(dg.decisions[k].name, 0.0), 9), float(seen[dg.states[k]].sum())))
     dec, states, feats = dg.decisions[d], dg.states[d], dg.features[d]
     choice = np.argmax(_strategy_rows(dg, d, eq.a_strategy), axis=1)
     w = seen[states]

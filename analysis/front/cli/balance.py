@@ -8,7 +8,7 @@ import sys
 from typing import Any, Callable
 
 from analysis.base.params import DicelabError, plain_number
-from analysis.base.progress import Progress, auto_mode
+from analysis.base.progress import DELAY, Progress, auto_mode
 from analysis.engine.system import System
 from analysis.fights.budget import BUDGET_SECONDS, MAX_MEMORY_GB
 from analysis.fights.fighters import load_fighter
@@ -69,7 +69,7 @@ EQUIV_EXAMPLE = (
 GLOBAL_FLAGS = ("--json", "--table", "--verbose")
 GLOBAL_VALUES = {"--top": int, "--workers": int, "--budget": float, "--max-memory": float}
 """Options of ``equiv`` that may sit on either side of --to, with their types."""
-PROGRESS_DELAY = 2.0
+PROGRESS_DELAY = DELAY
 EQUIV_TOP = 3
 """How many pairings ``equiv`` of a fight shows by default."""
 FIGHT_ONLY = ("top", "workers", "budget", "max_memory")

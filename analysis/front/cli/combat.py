@@ -51,9 +51,9 @@ def register(sub: Any) -> None:
     p.add_argument("system", nargs="?", help="system id (default: all)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
-    def add_pair(p: argparse.ArgumentParser, system: Any) -> None:
-        p.add_argument("--a", required=True, metavar="FIGHTER", help=f"attacker / side A: {FIGHTER_HELP}")
-        p.add_argument("--b", required=True, metavar="FIGHTER", help=f"defender / side B: {FIGHTER_HELP}")
+    def add_pair(p: argparse.ArgumentParser, system: Any, help: str = FIGHTER_HELP, metavar: str = "FIGHTER") -> None:
+        p.add_argument("--a", required=True, metavar=metavar, help=f"attacker / side A: {help}")
+        p.add_argument("--b", required=True, metavar=metavar, help=f"defender / side B: {help}")
         add_rules_options(p, system)
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -66,8 +66,14 @@ def register(sub: Any) -> None:
                EXAMPLES["exchange"], run_exchange, add_pair)
     per_system(sub, "resolve", "Apply one exchange with the dice fixed, printing every step",
                EXAMPLES["resolve"], run_resolve, add_resolve)
-    per_system(sub, "duel", "A duel solved exactly as an absorbing Markov chain",
-               EXAMPLES["duel"], run_duel, add_pair, note=DEAD_NOTE)
+    def add_duel(p: argparse.ArgumentParser, system: Any) -> None:
+        from analysis.front.cli.games import SIDE_HELP, add_play
+
+        add_pair(p, system, SIDE_HELP, "SIDE")
+        add_play(p)
+
+    per_system(sub, "duel", "A duel (or a fight of two sides) solved exactly as an absorbing Markov chain",
+               EXAMPLES["duel"], run_duel, add_duel, note=DEAD_NOTE)
 
 
 def fighters_from(ns: argparse.Namespace, system: Any) -> tuple[Any, Any, Any]:
@@ -138,16 +144,20 @@ def run_resolve(ns: argparse.Namespace) -> int:
 
 
 def run_duel(ns: argparse.Namespace) -> int:
-    from analysis.fights.budget import MEMORY_ENV, exact_duel
+    from analysis.fights.play import played_duel
+    from analysis.front.cli.games import group_duel, sides_from
 
     system = get_system(ns.system)
-    res = exact_duel(system, *fighters_from(ns, system), option=f"{MEMORY_ENV}=GB")
-    data = res.to_dict()
+    rules, side_a, side_b = sides_from(ns, system)
+    if len(side_a) > 1 or len(side_b) > 1:
+        return group_duel(ns, system, rules, side_a, side_b)
+    res = played_duel(system, rules, side_a[0], side_b[0], ns.play)
+    data = {**res.to_dict(), "play": ns.play}
     if ns.json:
         emit_json(data)
         return 0
-    emit(f"P(A wins) {prob(data['p_a_wins'])}, P(B wins) {prob(data['p_b_wins'])}  ({system.id} duel, {res.model}: "
-         f"{res.a['name']} (A) vs {res.b['name']} (B))\n" + caveats(data))
+    emit(f"P(A wins) {prob(data['p_a_wins'])}, P(B wins) {prob(data['p_b_wins'])}  ({system.id} duel, {res.model}, "
+         f"play {ns.play}: {res.a['name']} (A) vs {res.b['name']} (B))\n" + caveats(data))
     for k in ("p_both_out", "p_stalemate", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying", "p_a_dead", "p_b_dead",
               "p_a_killed", "p_b_killed", "p_killed"):
         value = data[k]

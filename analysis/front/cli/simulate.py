@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from analysis.base.params import merge_pairs
+from analysis.base.params import DicelabError, merge_pairs
+from analysis.base.progress import DELAY
 from analysis.front.cli import (
     DEAD_NOTE,
     add_params_options,
@@ -20,7 +21,7 @@ from analysis.front.cli import (
     rules_from,
     rules_line,
 )
-from analysis.front.cli.combat import FIGHTER_HELP, fighters_from
+from analysis.front.cli.games import SIDE_HELP, add_play
 from analysis.present.tables import pairs
 from analysis.systems import get_system
 
@@ -38,7 +39,7 @@ CHECK_EXAMPLES = {
 }
 
 
-PROGRESS_DELAY = 2.0
+PROGRESS_DELAY = DELAY
 """Seconds before a run shows its progress (with an ETA) on stderr: quick runs stay silent."""
 
 
@@ -64,7 +65,7 @@ def _progress(ns: argparse.Namespace, what: str) -> Any:
 
 def _finish(res: Any, what: str) -> int:
     """Exit code 130 and a line on stderr when Ctrl-C stopped the run (the figures printed are over ``res.n``)."""
-    if not res.interrupted:
+    if not getattr(res, "interrupted", res.n < (res.n_requested or res.n)):
         return 0
     print(f"dicelab {what}: interrupted after {res.n:,} of {res.n_requested:,} trials; the figures are over the "
           f"{res.n:,} finished", file=sys.stderr)
@@ -73,8 +74,8 @@ def _finish(res: Any, what: str) -> int:
 
 def register(sub: Any) -> None:
     def add_sim(p: argparse.ArgumentParser, system: Any) -> None:
-        p.add_argument("--a", required=True, metavar="FIGHTER", help=f"side A: {FIGHTER_HELP}")
-        p.add_argument("--b", required=True, metavar="FIGHTER", help=f"side B: {FIGHTER_HELP}")
+        p.add_argument("--a", required=True, metavar="SIDE", help=f"side A: {SIDE_HELP}")
+        p.add_argument("--b", required=True, metavar="SIDE", help=f"side B: {SIDE_HELP}")
         p.add_argument("--model", choices=("full", "exact"), default="full",
                        help="full (default) or exact: every system's exact chain now plays the rules as written, so both "
                        "models are the same rules (kept for older scripts; the output names it)")
@@ -83,6 +84,7 @@ def register(sub: Any) -> None:
                        "rule switches are ruleset fields, --variant NAME=VALUE")
         add_rules_options(p, system)
         _add_common(p)
+        add_play(p)
 
     def add_sim_check(p: argparse.ArgumentParser, system: Any) -> None:
         add_params_options(p, system.CheckArgs)
@@ -96,24 +98,36 @@ def register(sub: Any) -> None:
 
 
 def run_sim(ns: argparse.Namespace) -> int:
+    from analysis.fights.play import played_tables
+    from analysis.front.cli.games import group_sim, sides_from
     from sims.api import simulate_duel
 
     system = get_system(ns.system)
-    rules, a, b = fighters_from(ns, system)
+    rules, side_a, side_b = sides_from(ns, system)
     options = merge_pairs(ns.option, "--option")
+    if len(side_a) > 1 or len(side_b) > 1:
+        if options:
+            raise DicelabError("--option: group fights take no simulation-only switch; allowed: none")
+        bar = _progress(ns, "sim")
+        try:
+            return _finish(group_sim(ns, system, rules, side_a, side_b, bar), "sim")
+        finally:
+            bar.close()
+    a, b = side_a[0], side_b[0]
+    tables = None if ns.play == "book" else played_tables(system, rules, a, b, ns.play)
     bar = _progress(ns, "sim")
     try:
         res = simulate_duel(system.id, rules, a, b, ns.n, seed=ns.seed, model=ns.model, options=options,
-                            workers=ns.workers, progress=bar)
+                            workers=ns.workers, progress=bar, policy=tables)
     finally:
         bar.close()
-    data = res.to_dict()
+    data = {**res.to_dict(), "play": ns.play}
     if ns.json:
         emit_json(data)
         return _finish(res, "sim")
     lo, hi = res.p_a_wins.ci
     emit(f"P(A wins) {res.p_a_wins.value:.6f} (95% CI [{lo:.6f}, {hi:.6f}])  ({system.id} sim, {res.model} model, "
-         f"n={_n(res)}, seed={res.seed}: {res.a['name']} (A) vs {res.b['name']} (B))\n" + caveats(data))
+         f"play {ns.play}, n={_n(res)}, seed={res.seed}: {res.a['name']} (A) vs {res.b['name']} (B))\n" + caveats(data))
     emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
     for name in ("mean_finish_attacks", "mean_rounds"):
         if name in data["conditional_on"] and data[name] is not None:

@@ -1,0 +1,61 @@
+"""A duel played three ways (``--play``): by the book (the fighters' policies), by A's best response to B's book
+play, or by both sides' equilibrium strategies (RULES.md section 8).
+
+:func:`played_duel` is the exact duel, played as asked: the book is the duel
+itself (:func:`~analysis.fights.budget.exact_duel`); another play solves the
+system's decision game (guarded by :func:`~analysis.fights.budget.check_tactics`)
+and reports the duel's figures under the solved strategies.
+:func:`played_tables` gives the same strategies as policy tables, for the
+simulator (``simulate_duel(..., policy=...)``).
+
+>>> from analysis.systems import get_system
+>>> from analysis.fights.fighters import load_fighter
+>>> tun = get_system("tun")
+>>> a = load_fighter(tun, "trained_armed")
+>>> played_duel(tun, tun.rules(), a, a, "book").solution.p_a_wins == tun.duel(tun.rules(), a, a).solution.p_a_wins
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Iterable
+
+from analysis.base.params import ParamError
+from analysis.engine.decisions import PolicyTable, policy_tables
+from analysis.engine.system import System
+from analysis.fights.budget import MEMORY_ENV, check_tactics, exact_duel
+from analysis.fights.tactics import PLAYS, played, require_decisions
+
+def check_play(play: str) -> str:
+    """``play`` if it is one of :data:`~analysis.fights.tactics.PLAYS`, else one line naming them."""
+    if play not in PLAYS:
+        raise ParamError("play", play, "one of " + ", ".join(PLAYS))
+    return play
+
+
+def _strategies(system: System, rules: Any, a: Any, b: Any, play: str, decide: Iterable[str] | None,
+                objective: str, option: str) -> tuple[Any, Any]:
+    """The decision game and its solved strategies under ``play``."""
+    require_decisions(system)
+    check_tactics(system, rules, a, b, option=option)
+    dg = system.tactics(rules, a, b)
+    return dg, played(dg, play, decide, objective)[1]
+
+
+def played_duel(system: System, rules: Any, a: Any, b: Any, play: str = "book", decide: Iterable[str] | None = None,
+                objective: str = "wins", option: str = f"{MEMORY_ENV}=GB") -> Any:
+    """The exact duel (a :class:`~analysis.engine.combat.DuelResult`) with both sides playing as ``play`` says:
+    the book is the duel itself; otherwise its solution is the decision game's under the solved strategies."""
+    res = exact_duel(system, rules, a, b, option=option)
+    if check_play(play) == "book":
+        return res
+    dg, sol = _strategies(system, rules, a, b, play, decide, objective, option)
+    return replace(res, solution=dg.solution(sol.a_strategy, sol.b_strategy))
+
+
+def played_tables(system: System, rules: Any, a: Any, b: Any, play: str, decide: Iterable[str] | None = None,
+                  objective: str = "wins", option: str = f"{MEMORY_ENV}=GB") -> tuple[PolicyTable, ...]:
+    """Both sides' strategies under ``play`` as policy tables for ``simulate_duel(..., policy=...)``."""
+    dg, sol = _strategies(system, rules, a, b, check_play(play), decide, objective, option)
+    return policy_tables(dg, sol.a_strategy, sol.b_strategy)

@@ -1,0 +1,85 @@
+"""Sides of a fight from one line of text: ``3*trained_armed,veteran_armed`` (RULES.md section 7).
+
+A side is fighters separated by commas, each written as a fighter is anywhere
+else (an archetype name, a ``.toml``/``.json`` file, or inline ``key=value``
+pairs), optionally led by a count ``N*``.  Inline fighters use commas between
+their fields too, so a comma starts a new fighter only before:
+
+- a count ``N*`` (``2*archetype=novice_armed,armor=1`` is two such fighters);
+- ``archetype=`` (a fighter has one archetype);
+- a word without ``=`` that is an archetype of the system or a fighter file.
+
+Any other chunk continues the fighter before it (``archetype=veteran_armed,armor=3``
+is one fighter; ``dk_faces=-1,0,1`` keeps its list).  A side of one fighter
+is the duel's fighter, exactly as :func:`~analysis.fights.fighters.load_fighter`
+reads it.
+
+>>> from analysis.systems import get_system
+>>> tun = get_system("tun")
+>>> side = parse_side(tun, "2*archetype=novice_armed,name=mook,trained_armed", "--a")
+>>> [f.name for f in side]
+['mook', 'mook', 'trained_armed']
+>>> side_text(side)
+'2*mook, trained_armed'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from analysis.base.params import DicelabError, shown
+from analysis.engine.system import System
+from analysis.fights.fighters import archetypes, load_fighter
+
+MAX_COUNT = 50
+"""The largest count ``N*`` before one fighter of a side."""
+SIDE_ALLOWED = ("fighters separated by commas, each an archetype name, a .toml/.json file or inline key=value pairs, "
+                "optionally led by a count N* (3*trained_armed,veteran_armed)")
+_COUNT = re.compile(r"\s*(\d+)\s*\*(.*)", re.DOTALL)
+
+
+def split_side(system: System, text: str) -> list[tuple[int, str]]:
+    """``(count, fighter text)`` of each fighter a side's text names, in order (see the module docstring).
+
+    >>> from analysis.systems import get_system
+    >>> split_side(get_system("tun"), "3*trained_armed,archetype=veteran_armed,armor=3")
+    [(3, 'trained_armed'), (1, 'archetype=veteran_armed,armor=3')]
+    """
+    names = set(archetypes(system.id))
+    parts: list[list[Any]] = []
+    for chunk in text.split(","):
+        m = _COUNT.fullmatch(chunk)
+        word = (m.group(2) if m else chunk).strip()
+        starts = (m is not None or word.startswith("archetype=") or
+                  ("=" not in word and (word in names or word.lower().endswith((".toml", ".json")))))
+        if starts or not parts:
+            parts.append([int(m.group(1)) if m else 1, word])
+        else:
+            parts[-1][1] += "," + chunk
+    return [(count, spec) for count, spec in parts]
+
+
+def parse_side(system: System, text: str, what: str = "--a") -> tuple[Any, ...]:
+    """The fighters of a side (a count ``N*`` repeats one); a bad count or fighter is one line naming ``what``."""
+    if not isinstance(text, str) or not text.strip():
+        raise DicelabError(f"{what} = {shown(text)} is not allowed; allowed: {SIDE_ALLOWED}")
+    fighters: list[Any] = []
+    for count, spec in split_side(system, text):
+        if not 1 <= count <= MAX_COUNT:
+            raise DicelabError(f"{what}: count {count}* is not allowed; allowed: 1 to {MAX_COUNT} before a fighter")
+        if not spec:
+            raise DicelabError(f"{what}: {shown(text)} has a count with no fighter after it; allowed: {SIDE_ALLOWED}")
+        fighters += [load_fighter(system, spec, what)] * count
+    return tuple(fighters)
+
+
+def side_text(side: Sequence[Any]) -> str:
+    """A side in words: runs of the same fighter as ``N*name``."""
+    runs: list[list[Any]] = []
+    for f in side:
+        if runs and runs[-1][0] == f:
+            runs[-1][1] += 1
+        else:
+            runs.append([f, 1])
+    return ", ".join(f"{n}*{f.name}" if n > 1 else f.name for f, n in runs)
