@@ -6,7 +6,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check --con
 CORE   := $(VENV)/.installed
 SAY    := @printf 'dicelab: %s\n'
 
-.PHONY: help report test notebooks app screenshot bench bench-startup constraints clean
+.PHONY: help report test test-fast notebooks app screenshot bench bench-startup constraints clean
 .DEFAULT_GOAL := help
 
 # The Python version is checked first, before anything is installed: one line saying what is needed.
@@ -36,9 +36,13 @@ report: $(CORE)  ## write the report into reports/ (core install only)
 	$(SAY) "writing the report into reports/"
 	@$(BIN)/dicelab report --out reports
 
-test: $(VENV)/.installed-test  ## run the whole test suite (installs the test extras)
+test: $(VENV)/.installed-test  ## run the whole test suite on every core (installs the test extras)
 	$(SAY) "running the tests"
-	@$(BIN)/python -m pytest
+	@$(BIN)/python -m pytest -n auto
+
+test-fast: $(VENV)/.installed-test  ## the edit-test loop: every test but the browser, notebook and process ones, on every core
+	$(SAY) "running the fast tests (make test runs them all)"
+	@$(BIN)/python -m pytest -n auto -m "not slow"
 
 notebooks: $(VENV)/.installed-notebooks  ## start JupyterLab on notebooks/ with a kernel that sees dicelab
 	@$(BIN)/python -m ipykernel install --sys-prefix --name dicelab --display-name "Python (dicelab)" >/dev/null

@@ -15,3 +15,13 @@ def _close_figures():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+SLOW = {"test_app.py", "test_notebooks.py", "test_processes.py", "test_examples.py", "test_fuzz.py"}
+"""The test files that start browsers, notebooks or many processes: ``make test-fast`` leaves them to ``make test``."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW:
+            item.add_marker(pytest.mark.slow)
