@@ -5,7 +5,7 @@ dominated script; the command line."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -36,14 +36,14 @@ def pairing(name: str):
     return (SIX.rules().replace(**rules), load_fighter(SIX, a).replace(**ca), load_fighter(SIX, b).replace(**cb))
 
 
-@lru_cache(maxsize=None)
+@cache
 def game(name: str):
     rules, a, b = pairing(name)
     check_tactics(SIX, rules, a, b)
     return SIX.tactics(rules, a, b)
 
 
-@lru_cache(maxsize=None)
+@cache
 def table(name: str) -> np.ndarray:
     """A's payoff P(A wins) - P(B wins) for each pair of scripts (rows: A's parry, columns: B's), from four exact
     duels: the independent computation the game is checked against."""

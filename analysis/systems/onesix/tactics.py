@@ -36,6 +36,7 @@ True
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
@@ -127,13 +128,13 @@ def tactics(rules: Rules, a: Fighter, b: Fighter) -> DecisionGame:
     from analysis.engine.game import Game
 
     sa, sb = scripts_of(a), scripts_of(b)
-    solved = [[duel(rules, a.replace(**x), b.replace(**y)).solution for y in sb] for x in sa]
-    pairs = sorted({pair for row in solved for s in row for pair in s.ends})
+    solved = [duel(rules, a.replace(**x), b.replace(**y)).solution for x in sa for y in sb]  # row-major, as options
+    pairs = sorted({pair for s in solved for pair in s.ends})
     ta, tb = track(rules, a), track(rules, b)
     ends = {pair: 1 + k for k, pair in enumerate(pairs)}
     options: list[list[list[tuple[float, int]]]] = [[] for _ in range(1 + len(pairs))]
     starts = []
-    for s in (s for row in solved for s in row):
+    for s in solved:
         starts.append(len(options))
         options += _pair_chain(s, ends, len(options))
     options[0] = [[(1.0, first)] for first in starts]
@@ -143,7 +144,7 @@ def tactics(rules: Rules, a: Fighter, b: Fighter) -> DecisionGame:
     na[1:1 + len(pairs)] = nb[1:1 + len(pairs)] = 0
     round_start = np.ones(n, dtype=bool)
     round_start[0] = False
-    for first, s in zip(starts, (s for row in solved for s in row)):
+    for first, s in zip(starts, solved):
         round_start[first + max(s.rounds, default=1)] = False  # the distributor is inside a round
     book_a, book_b = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     book_a[0], book_b[0] = _own(a, sa), _own(b, sb)
@@ -153,11 +154,7 @@ def tactics(rules: Rules, a: Fighter, b: Fighter) -> DecisionGame:
         own, listed = (a, sa) if side == "a" else (b, sb)
         picks = (book_a if side == "a" else book_b).copy()
         picks[0] = _own(own.replace(**policy), listed)
-        offsets = game.a_offsets if side == "a" else game.b_offsets
-        out = np.zeros(int(offsets[-1]))
-        live = np.flatnonzero(np.diff(offsets) > 0)
-        out[offsets[live] + picks[live]] = 1.0
-        return out
+        return replace(game, **{f"book_{side}": picks}).book(side)
 
     decisions = tuple(Decision(_name(sa), side, tuple(_label(s) for s in listed), ())
                       for side, listed in (("a", sa), ("b", sb)))
