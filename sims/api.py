@@ -59,6 +59,15 @@ def simulate_check(system_id: str, rules: Any, args: Any, n: int, seed: Seed = N
                           _seed_echo(seed), counts, module.CHECK_EXTRAS, n_requested=int(n))
 
 
+def check_policy_play(system_id: str) -> None:
+    """Refuse, before anything is solved, a duel played by a solved strategy that ``system_id``'s simulator cannot
+    play (its kernels module has no ``policy_call``; 2K's decision game mixes whole scripts, which no kernel
+    samples yet)."""
+    if not hasattr(sim_module(system_id), "policy_call"):
+        raise DicelabError(f"{system_id}: duels played by a solved strategy are not simulated yet (RULES.md section "
+                           f"8); allowed: --play book, or the exact duel: dicelab duel {system_id} --play ...")
+
+
 def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed = None, model: str = "full",
                   options: Mapping[str, Any] | Validated | None = None, workers: int | None = None,
                   progress: Any = None, policy: Sequence[Any] | None = None) -> SimDuelResult:
@@ -68,8 +77,8 @@ def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed
     system's kernels module provides ``policy_call(rules, a, b, tables)``)."""
     module = sim_module(system_id)
     opts = options_for(system_id, model, options)
-    if policy is not None and not hasattr(module, "policy_call"):
-        raise DicelabError(f"{system_id}: duels played by a solved strategy are not simulated yet (RULES.md section 8)")
+    if policy is not None:
+        check_policy_play(system_id)
     call = module.duel_call(rules, a, b, model, opts) if policy is None else module.policy_call(rules, a, b, policy)
     counts, done = _run(call, n, seed, workers, progress)
     extra = module.duel_extra(rules, a, b, counts, done) if hasattr(module, "duel_extra") else {}

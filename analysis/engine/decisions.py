@@ -31,6 +31,8 @@ from analysis.engine.game import Game, evaluate
 from analysis.engine.markov import DYING, UP, Solution, Track, solution_of
 
 OBJECTIVES = ("wins", "survive")
+PER_MOMENT = "per moment: each decision taken when the rules give it, knowing what they let the decider know then"
+"""The model of decisions of RULES.md section 8 (:attr:`DecisionGame.model` unless a system says otherwise)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,8 @@ class DecisionGame:
     ``scripts(side, policy)`` is the strategy of a fixed script: ``side``'s fighter with the policy fields
     ``policy`` (a mapping of field to value, the rest as the fighter has them); ``policies[side]`` lists the
     policy fields the game expresses and their values (the scripts :func:`analysis.fights.tactics.dominated`
-    compares)."""
+    compares).  ``model`` says in plain words which model of decisions the game is (echoed in every output).
+    """
 
     game: Game
     ends: np.ndarray
@@ -66,6 +69,7 @@ class DecisionGame:
     features: tuple[np.ndarray, ...]
     scripts: Callable[[str, Mapping[str, Any]], np.ndarray] | None = None
     policies: Mapping[str, Mapping[str, tuple[Any, ...]]] = field(default_factory=dict)
+    model: str = PER_MOMENT
 
     def with_objective(self, objective: str = "wins") -> "DecisionGame":
         """The same game paying at its ends what ``objective`` values."""
@@ -121,7 +125,8 @@ def policy_tables(dg: DecisionGame, a_strategy: np.ndarray, b_strategy: np.ndarr
         strategy = a_strategy if dec.side == "a" else b_strategy
         rows = strategy[offsets[states][:, None] + np.arange(len(dec.actions))[None, :]]
         probs = np.full((int(np.prod(shape)), len(dec.actions)), np.nan)
-        cells = np.ravel_multi_index(tuple((feats - lo).T), tuple(shape)) if len(states) else np.zeros(0, int)
+        cells = (np.ravel_multi_index(tuple((feats - lo).T), tuple(shape)) if len(states) and dec.features
+                 else np.zeros(len(states), int))
         for cell, row in zip(cells, rows):
             if not np.isnan(probs[cell, 0]) and np.abs(probs[cell] - row).max() > 1e-9:
                 raise ValueError(f"decision {dec.name} ({dec.side}): two states with the same features "

@@ -4,7 +4,8 @@ play, or by both sides' equilibrium strategies (RULES.md section 8).
 :func:`played_duel` is the exact duel, played as asked: the book is the duel
 itself (:func:`~analysis.fights.budget.exact_duel`); another play solves the
 system's decision game (guarded by :func:`~analysis.fights.budget.check_tactics`)
-and reports the duel's figures under the solved strategies.
+and reports the duel's figures under the solved strategies, its timing text
+naming the game's model of decisions.
 :func:`played_tables` gives the same strategies as policy tables, for the
 simulator (``simulate_duel(..., policy=...)``).
 
@@ -51,7 +52,8 @@ def played_duel(system: System, rules: Any, a: Any, b: Any, play: str = "book", 
     if check_play(play) == "book":
         return res
     dg, sol = _strategies(system, rules, a, b, play, decide, objective, option)
-    return replace(res, solution=dg.solution(sol.a_strategy, sol.b_strategy))
+    return replace(res, solution=dg.solution(sol.a_strategy, sol.b_strategy),
+                   order=f"{res.order}; decisions played ({play}): {dg.model}")
 
 
 def played_tables(system: System, rules: Any, a: Any, b: Any, play: str, decide: Iterable[str] | None = None,

@@ -11,8 +11,11 @@ it: held to the plain action there, the rest still played well); which fixed
 scripts are dominated; and a **simple rule**, a depth-2 tree over what the
 decider knows, fitted to A's equilibrium play, with the share of the
 equilibrium's gain over the book script it keeps against an opponent who
-plays well (fitted to the decision worth the most to A).  ``decide`` limits the solved decisions to those named; every
-other decision stays at each fighter's policy.
+plays well (fitted to the decision worth the most to A; a decision taken
+knowing nothing, such as a script chosen once per duel, is its action).  The
+result echoes the game's model of decisions (``decisions_model``).  ``decide``
+limits the solved decisions to those named; every other decision stays at each
+fighter's policy.
 
 Values are in the objective's units: under ``wins``, P(A wins) - P(B wins).
 """
@@ -26,7 +29,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from analysis.base.params import DicelabError, ParamError
-from analysis.engine.decisions import OBJECTIVES, DecisionGame
+from analysis.engine.decisions import OBJECTIVES, PER_MOMENT, DecisionGame
 from analysis.engine.game import TOL, GameSolution, solve, visits
 from analysis.engine.markov import Solution
 
@@ -94,10 +97,12 @@ class Tactics:
     residual: float
     policy: tuple[dict[str, Any], ...]
     tolerance: float = TOL
+    model: str = PER_MOMENT
 
     def to_dict(self) -> dict[str, Any]:
         names = sorted({n for side in self.dominated.values() for n in side})
-        return {"objective": self.objective, "decide": list(self.decide), "book": self.book.to_dict(),
+        return {"objective": self.objective, "decisions_model": self.model, "decide": list(self.decide),
+                "book": self.book.to_dict(),
                 "best_response": self.best_response.to_dict(), "equilibrium": self.equilibrium.to_dict(),
                 "decisions": [d.to_dict() for d in self.decisions], "dominated": names,
                 "dominated_by_side": {k: list(v) for k, v in self.dominated.items()},
@@ -120,7 +125,7 @@ def analyse(dg: DecisionGame, decide: Iterable[str] | None = None, objective: st
     worth_a = {w.name: w.worth for w in worths if w.side == "a"}
     rule = _simple_rule(dg, eq, seen, free_a, free_b, names, book_a, worth_a)
     return Tactics(objective, names, *plays, worths, dominated(dg, objective), rule,
-                   max(book.residual, best.residual, eq.residual), tuple(policy_rows(dg, eq, seen)))
+                   max(book.residual, best.residual, eq.residual), tuple(policy_rows(dg, eq, seen)), model=dg.model)
 
 
 def decided(dg: DecisionGame, decide: Iterable[str] | None = None) -> tuple[str, ...]:
@@ -294,7 +299,8 @@ def _simple_rule(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, free_a: n
     gain = v_eq - v_book
     share = float((v_rule - v_book) / gain) if abs(gain) > EPS else None
     agreement = float(w @ (picks == choice) / w.sum())
-    return SimpleRule("a", dec.name, f"{dec.name}: {_describe(tree, dec.features, dec.actions)}", agreement, share)
+    said = _describe(tree, dec.features, dec.actions) if dec.features else dec.actions[tree[1]]  # a script: its name
+    return SimpleRule("a", dec.name, f"{dec.name}: {said}", agreement, share)
 
 
 def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int) -> Any:

@@ -231,6 +231,7 @@ def _tactics_text(sid: str, data: dict[str, Any], res: Any) -> None:
     emit(f"P(A wins) played well (equilibrium) = {prob(eq['p_a_wins'])}; by the book {prob(book['p_a_wins'])}\n"
          f"{sid} tactics: {data['a']['name']} (A) vs {data['b']['name']} (B); objective {data['objective']} "
          f"(value = {units}); decisions solved: {', '.join(data['decide']) or 'none'}\n"
+         f"  decisions model: {data['decisions_model']}\n"
          f"  {rules_line(sid, data['variants'])}\n" + caveats(data))
     emit(f"  {'play':<14} {'value':>9} {'P(A wins)':>10} {'P(B wins)':>10} {'P(both out)':>11} {'rounds':>7}\n")
     for key, label in (("book", "book"), ("best_response", "best response"), ("equilibrium", "equilibrium")):

@@ -100,7 +100,7 @@ def register(sub: Any) -> None:
 def run_sim(ns: argparse.Namespace) -> int:
     from analysis.fights.play import played_tables
     from analysis.front.cli.games import group_sim, sides_from
-    from sims.api import simulate_duel
+    from sims.api import check_policy_play, simulate_duel
 
     system = get_system(ns.system)
     rules, side_a, side_b = sides_from(ns, system)
@@ -114,7 +114,10 @@ def run_sim(ns: argparse.Namespace) -> int:
         finally:
             bar.close()
     a, b = side_a[0], side_b[0]
-    tables = None if ns.play == "book" else played_tables(system, rules, a, b, ns.play)
+    tables = None
+    if ns.play != "book":
+        check_policy_play(system.id)
+        tables = played_tables(system, rules, a, b, ns.play)
     bar = _progress(ns, "sim")
     try:
         res = simulate_duel(system.id, rules, a, b, ns.n, seed=ns.seed, model=ns.model, options=options,
