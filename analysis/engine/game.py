@@ -13,7 +13,9 @@ with no option ends the fight, paying A ``payoff[s]`` (B gets its negative).
 side: value iteration over the graph's strongly connected components, sinks
 first (a fight's conditions only worsen, so a component is one block of
 conditions and its few loops), sweeping each component until no value moves
-by more than the tolerance; matrix games are solved exactly by support
+by more than the tolerance (when the sweeps shrink the change by a steady
+ratio, as a round that changes nothing makes them, the values jump to the
+series' limit: :data:`STEADY`); matrix games are solved exactly by support
 enumeration.  A side can be held to a fixed strategy (its book policy, or
 its play when the other side best-responds), which makes the same routine
 compute a best response or simply the value of fixed play.  :func:`chain`
@@ -49,6 +51,10 @@ MAX_SWEEPS = 1_000_000
 """... or after this many sweeps of one component (what moved last is reported as ``residual``)."""
 TIE = 1e-12
 """Actions whose values differ by less than this are tied; the tie goes to the lowest index (the book's action)."""
+STEADY = 1e-3
+"""A component whose sweeps shrink the change by a steady ratio (two ratios within this share of each other) jumps
+to the limit of that geometric series (Aitken's extrapolation); sweeps go on until no value moves by more than the
+tolerance, so the jump only saves sweeps where a fight's rounds often change nothing."""
 
 
 @dataclass(frozen=True)
@@ -471,6 +477,7 @@ def _solve(na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: np.ndarray, to
     q = np.zeros((size, size))
     x = np.zeros(size)
     y = np.zeros(size)
+    delta = np.zeros(na.size)
     residual, total = 0.0, 0
     for c in range(ptr.size - 1):
         lo, hi = ptr[c], ptr[c + 1]
@@ -482,17 +489,26 @@ def _solve(na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: np.ndarray, to
                     for e in range(edge[o], edge[o + 1]):
                         looped = looped or to[e] == s
         sweeps = 0
+        last, ratio_before = 0.0, -1.0
         while True:
             moved = 0.0
             for t in range(lo, hi):
                 s = order[t]
                 v = payoff[s] if na[s] * nb[s] == 0 else _state_value(s, na, nb, opt, edge, to, p, values, fa, fb, wa,
                                                                        wb, aoff, boff, q, x, y, False)
+                delta[t] = v - values[s]
                 moved = max(moved, abs(v - values[s]))
                 values[s] = v
             sweeps += 1
             if not looped or moved <= tol or sweeps >= max_sweeps:
                 break
+            ratio = moved / last if last > 0 else -1.0
+            if 0.0 < ratio < 1.0 and abs(ratio - ratio_before) <= STEADY * ratio:
+                for t in range(lo, hi):
+                    values[order[t]] += ratio / (1.0 - ratio) * delta[t]
+                last, ratio_before = 0.0, -1.0
+            else:
+                last, ratio_before = moved, ratio
         residual = max(residual, moved if looped else 0.0)
         total += sweeps
     for s in range(na.size):
