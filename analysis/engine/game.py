@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from analysis.base.lazy import sp, spsolve
-from analysis.engine.markov import Absorption, absorb
+from analysis.engine.markov import Absorption, _closure, absorb
 
 TOL = 1e-13
 """A component's sweeps stop when no value moved by more than this."""
@@ -218,25 +218,30 @@ def evaluate(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> Abso
 
 def visits(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.ndarray:
     """Each state's expected number of visits in the play ``(a_strategy, b_strategy)`` from the start (what
-    never ends is not counted: a state on an endless loop gets its visits until the loop, then stops).
+    never ends is not counted: a state from which no end can be reached gets the mass that enters it, once).
 
     >>> g = Game.build([[[(0.5, 0), (0.5, 1)]], []], [1, 0], [1, 0], [0.0, 1.0])
     >>> visits(g, g.book("a"), g.book("b")).tolist()
     [2.0, 1.0]
+    >>> stuck = Game.build([[[(0.5, 1), (0.5, 2)]], [[(1.0, 1)]], []], [1, 1, 0], [1, 1, 0], [0.0, 0.0, 1.0])
+    >>> visits(stuck, stuck.book("a"), stuck.book("b")).tolist()
+    [1.0, 0.5, 0.5]
     """
-    t = chain(game, a_strategy, b_strategy).tocsc()
-    live = np.flatnonzero(~game.ends)
-    q = t[live][:, live]
-    x0 = np.zeros(live.size)
-    where = np.searchsorted(live, game.start)
+    t = chain(game, a_strategy, b_strategy).tocsr()
+    can_end = _closure((t != 0).tocsr(), game.ends.copy())
+    live = np.flatnonzero(~game.ends & can_end)
+    stuck = np.flatnonzero(~game.ends & ~can_end)
+    x0 = np.zeros(game.n)
+    x0[game.start] = 1.0
     out = np.zeros(game.n)
-    if where < live.size and live[where] == game.start:
-        x0[where] = 1.0
-        inside = spsolve((sp.identity(live.size, format="csc") - q).T.tocsc(), x0)
+    inside = np.zeros(0)
+    if live.size:
+        q = t[live][:, live].tocsc()
+        inside = spsolve((sp.identity(live.size, format="csc") - q).T.tocsc(), x0[live])
         out[live] = inside
-        out[game.ends] = np.asarray(sp.csr_matrix(inside) @ t[live][:, np.flatnonzero(game.ends)].todense()).ravel()
-    else:
-        out[game.start] = 1.0
+    for rows in (np.flatnonzero(game.ends), stuck):
+        out[rows] = x0[rows] + (np.asarray(sp.csr_matrix(inside) @ t[live][:, rows].todense()).ravel()
+                                if live.size else 0.0)
     return out
 
 
