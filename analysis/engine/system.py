@@ -65,6 +65,15 @@ class System:
     tactics: Callable[[Any, Any, Any], Any] | None = None
     """``tactics(rules, a, b)`` -> :class:`~analysis.engine.decisions.DecisionGame`: the duel as a game of the
     decisions of RULES.md section 8 (``None``: the system does not model decisions yet)."""
+    tactics_states: Callable[[Any, Any, Any], int] | None = None
+    """``tactics_states(rules, a, b)``: an upper estimate of the decision game's states, computed without building
+    it, in the unit of ``duel_states`` (the memory guard refuses a game past the budget before it starts)."""
+    group: Callable[[Any, Any, Any], Any] | None = None
+    """``group(rules, side_a, side_b)``: a group fight (RULES.md section 7) of two sequences of fighters, exactly
+    (``None``: not modelled yet); one against one is the duel."""
+    group_states: Callable[[Any, Any, Any], int] | None = None
+    """``group_states(rules, side_a, side_b)``: an upper estimate of the exact group fight's size, computed without
+    building it, in the unit of ``duel_states``."""
 
     def level_missing(self, level: str) -> str | None:
         """Why a duel reports ``null`` for ``level``, or ``None`` when the system has it."""
