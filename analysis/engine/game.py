@@ -42,7 +42,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from analysis.base.lazy import sp, spsolve
+from analysis.base.lazy import sp, splu
 from analysis.engine.markov import Absorption, _closure, absorb
 
 TOL = 1e-13
@@ -236,12 +236,16 @@ def visits(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.nda
     out = np.zeros(game.n)
     inside = np.zeros(0)
     if live.size:
+        order, _ = _components(game.n, game.opt, game.edge, game.to, game.na * game.nb)
+        rank = np.empty(game.n, dtype=np.int64)
+        rank[order[::-1]] = np.arange(game.n)
+        live = live[np.argsort(rank[live], kind="stable")]  # sources first: I - Q is block triangular, no fill-in
         q = t[live][:, live].tocsc()
-        inside = spsolve((sp.identity(live.size, format="csc") - q).T.tocsc(), x0[live])
+        lu = splu((sp.identity(live.size, format="csc") - q).T.tocsc(), permc_spec="NATURAL")
+        inside = lu.solve(x0[live])
         out[live] = inside
     for rows in (np.flatnonzero(game.ends), stuck):
-        out[rows] = x0[rows] + (np.asarray(sp.csr_matrix(inside) @ t[live][:, rows].todense()).ravel()
-                                if live.size else 0.0)
+        out[rows] = x0[rows] + (t[live][:, rows].T @ inside if live.size else 0.0)
     return out
 
 
