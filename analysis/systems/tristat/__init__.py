@@ -1,9 +1,11 @@
 """Tri-Stat dX (seed ``000_b535f6ff666a0665.txt``, RULES.md section 1).
 
 The rules by layer: :mod:`~analysis.systems.tristat.rules` (the ruleset,
-checks, the fighter, one attack's outcomes, condition tracks) and
+checks, the fighter, one attack's outcomes, condition tracks),
 :mod:`~analysis.systems.tristat.duel` (one attack, the exact duel, one attack
-with the dice given).  This module registers the system.
+with the dice given) and :mod:`~analysis.systems.tristat.tactics` (the duel as
+a game of decisions, built by :mod:`~analysis.systems.tristat.gamebuild`).
+This module registers the system.
 
 >>> r = SYSTEM.check(Rules(), CheckArgs(target=7))
 >>> round(r.p_success, 6), r.p_critical == 1 / 36
@@ -30,6 +32,7 @@ from analysis.systems.tristat.rules import (
     HEROISM,
     MAX_HEALTH,
     STANCES,
+    TARGETS,
     Bands,
     CheckArgs,
     Fighter,
@@ -39,6 +42,7 @@ from analysis.systems.tristat.rules import (
     attack_target,
     blocks,
     branches,
+    can_block,
     check,
     condition_label,
     damage_percent,
@@ -60,13 +64,14 @@ from analysis.systems.tristat.rules import (
     validate,
     warnings,
 )
+from analysis.systems.tristat.tactics import tactics, tactics_states
 
-__all__ = ["DAMAGE_TABLE", "DICE", "HEALTH_PER_POINT", "HEROISM", "INERT", "MAX_HEALTH", "STANCES", "SYSTEM", "Bands",
-           "CheckArgs", "Fighter", "Outcome", "Rules", "attack_outcomes", "attack_target", "blocks", "branches",
-           "check", "condition_label", "damage_percent", "defense_target", "duel", "duel_states", "dying_at",
+__all__ = ["DAMAGE_TABLE", "DICE", "HEALTH_PER_POINT", "HEROISM", "INERT", "MAX_HEALTH", "STANCES", "SYSTEM", "TARGETS",
+           "Bands", "CheckArgs", "Fighter", "Outcome", "Rules", "attack_outcomes", "attack_target", "blocks", "branches",
+           "can_block", "check", "condition_label", "damage_percent", "defense_target", "duel", "duel_states", "dying_at",
            "exchange", "hit_damage", "initiative", "keeps_object", "limit_breaks", "object_breaks", "opposed",
-           "outcomes", "raw_damage", "resolve", "roll", "rules_roll", "slips", "succeeds", "table_cases",
-           "total_defence_side", "track", "validate", "warnings"]
+           "outcomes", "raw_damage", "resolve", "roll", "rules_roll", "slips", "succeeds", "table_cases", "tactics",
+           "tactics_states", "total_defence_side", "track", "validate", "warnings"]
 
 SYSTEM = register(System(
     id="tristat",
@@ -91,4 +96,6 @@ SYSTEM = register(System(
     round_seconds=5,
     duel_states=duel_states,
     slips=slips,
+    tactics=tactics,
+    tactics_states=tactics_states,
 ))

@@ -32,6 +32,7 @@ from analysis.systems.tristat.rules import (
     condition_label,
     damage_percent,
     defense_target,
+    dying_at,
     hit_damage,
     keeps_object,
     object_breaks,
@@ -201,7 +202,8 @@ def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) 
         steps.append(f"shock (lab stand-in): {damage} > shock {health // rules.shock_divisor}; Body check {dx} = "
                      f"{b_roll} against {dfn.body}: " + ("knocked out" if shocked else "stays up"))
     start = track(rules, dfn, att).labels[0]
-    after = _after(rules, dfn, start, Outcome(1.0, "hit", damage, critical, blocked, broke), shocked)
+    after = _after(start, Outcome(1.0, "hit", damage, critical, blocked, broke), shocked, health,
+                   dying_at(rules, health))
     steps.append(f"health {health} -> {health - damage}" + (f" ({condition_label(after)})" if after == "dying"
                                                             or after[0] == "out" else ""))
     fields.update({"critical": critical, "blocked": blocked, "object_breaks": broke, "health_after": health - damage,

@@ -36,6 +36,9 @@ MAX_HEALTH = 300
 HEALTH_PER_POINT = 5
 """The book's health per point of Body and Soul («Здоровье: (Тело + Дух) х 5»)."""
 STANCES = ("normal", "total_defence")
+TARGETS = ("weakest", "random", "strongest", "spread")
+"""Whom a fighter attacks in a group fight (RULES.md section 7): the able enemy with the least Health left, one at
+random, the one with the highest attack, or the one attacked least this round."""
 
 
 @dataclass(frozen=True)
@@ -243,6 +246,11 @@ class Fighter(FighterBase):
     block: bool = param(False, Bool(), "blocks with an object (+2 to defense) instead of dodging", kind="policy")
     stance: str = param("normal", Choice(STANCES), "total_defence: never attacks, +2 to every defense check",
                         kind="policy")
+    extra_attacks: int = param(0, Int(0, 4), "the Attribute «Дополнительные Атаки»: attacks in each action beyond "
+                               "the first")
+    target: str = param("weakest", Choice(TARGETS), "in a group fight, whom it attacks: the able enemy with the least "
+                        "Health left (weakest), one at random, the highest attack (strongest), or the one attacked "
+                        "least this round (spread)", kind="policy")
 
     def check(self) -> None:
         derived = (self.body + self.soul) * HEALTH_PER_POINT
@@ -395,6 +403,13 @@ def blocks(att: Fighter, dfn: Fighter) -> bool:
     return dfn.block and (att.weapon_range == "melee" or dfn.block_ranged)
 
 
+def can_block(att: Fighter, dfn: Fighter) -> bool:
+    """Whether ``dfn`` has an object to block ``att``'s attacks with (``block = true``, or its armour given) and
+    those attacks can be blocked (melee, or the Combat Technique): where blocking is a decision (RULES.md
+    section 8)."""
+    return (dfn.block or dfn.block_armor > 0) and (att.weapon_range == "melee" or dfn.block_ranged)
+
+
 def keeps_object(rules: Rules, att: Fighter, dfn: Fighter) -> bool:
     """Whether the state of ``dfn``'s blocking object matters (absorbing blocks against ``att``)."""
     return blocks(att, dfn) and rules.block_rule == "absorb"
@@ -410,10 +425,14 @@ def attack_target(rules: Rules, att: Fighter) -> int:
     return att.stats(rules)[0] + att.attack_bonus + rules.specialisation_bonus * att.attack_specialty
 
 
-def defense_target(rules: Rules, dfn: Fighter, blocking: bool) -> int:
-    """dcv + defense skill (+ specialisation) (+ total defence) (+ the block bonus)."""
+def defense_target(rules: Rules, dfn: Fighter, blocking: bool, stance: str | None = None, defenses: int = 0) -> int:
+    """dcv + defense skill (+ specialisation) (+ total defence) (+ the block bonus), less
+    ``extra_defense_penalty`` for each of the ``defenses`` defense rolls already made this round; ``stance``:
+    the stance in force (default the fighter's own)."""
+    stance = dfn.stance if stance is None else stance
     return (dfn.stats(rules)[1] + dfn.defense_bonus + rules.specialisation_bonus * dfn.defense_specialty
-            + rules.total_defence_bonus * (dfn.stance == "total_defence") + rules.block_bonus * blocking)
+            + rules.total_defence_bonus * (stance == "total_defence") + rules.block_bonus * blocking
+            - rules.extra_defense_penalty * defenses)
 
 
 class Outcome(NamedTuple):
@@ -427,10 +446,12 @@ class Outcome(NamedTuple):
     breaks: bool = False
 
 
-@lru_cache(maxsize=1024)
-def attack_outcomes(rules: Rules, att: Fighter, dfn: Fighter, defense: str) -> tuple[Outcome, ...]:
+@lru_cache(maxsize=4096)
+def attack_outcomes(rules: Rules, att: Fighter, dfn: Fighter, defense: str, stance: str | None = None,
+                    defenses: int = 0) -> tuple[Outcome, ...]:
     """Every way one attack goes; ``defense`` is ``helpless`` (no defense roll), ``plain`` (dodge or parry:
-    success stops the hit) or ``block`` (the block bonus; ``absorb``: success takes the object's armour off)."""
+    success stops the hit) or ``block`` (the block bonus; ``absorb``: success takes the object's armour off);
+    ``stance`` and ``defenses`` as in :func:`defense_target`."""
     r = rules_roll(rules)
     v = r.support
     lo = rules.natural_low
@@ -438,7 +459,8 @@ def attack_outcomes(rules: Rules, att: Fighter, dfn: Fighter, defense: str) -> t
     attack_ok = r.prob(succeeds(v, attack_target(rules, att), rules) & (v != lo))
     out = [Outcome(1.0 - crit - attack_ok, "miss", 0), Outcome(crit, "hit", hit_damage(rules, att, dfn, None), True)]
     blocking = defense == "block"
-    defended = 0.0 if defense == "helpless" else r.prob(succeeds(v, defense_target(rules, dfn, blocking), rules))
+    defended = 0.0 if defense == "helpless" else r.prob(
+        succeeds(v, defense_target(rules, dfn, blocking, stance, defenses), rules))
     absorbing = blocking and rules.block_rule == "absorb"
     if not absorbing:
         out.append(Outcome(attack_ok * defended, "defended", 0))
@@ -452,12 +474,14 @@ def attack_outcomes(rules: Rules, att: Fighter, dfn: Fighter, defense: str) -> t
 
 # ------------------------------------------------------------------ condition tracks
 @lru_cache(maxsize=256)
-def track(rules: Rules, f: Fighter, opponent: Fighter) -> markov.Track:
-    """``f``'s conditions against ``opponent``: up ``(taken, object)`` for damage taken 0..health (``object``:
-    True/False while an absorbing block's object matters, else None), then ``("out", taken)`` (health < 0, or
-    knocked out by the shock stand-in) down to dying, kept so that finishing can continue, then ``"dying"``."""
+def track(rules: Rules, f: Fighter, *opponents: Fighter, decide: bool = False) -> markov.Track:
+    """``f``'s conditions against ``opponents``: up ``(taken, object)`` for damage taken 0..health (``object``:
+    True/False while an absorbing block's object matters against one of them, else None), then ``("out",
+    taken)`` (health < 0, or knocked out by the shock stand-in) down to dying, kept so that finishing can
+    continue, then ``"dying"``.  ``decide``: blocking is a decision (:func:`can_block`), not the policy."""
     health = f.stats(rules)[2]
-    objects = (True, False) if keeps_object(rules, opponent, f) else (None,)
+    usable = can_block if decide else blocks
+    objects = (True, False) if rules.block_rule == "absorb" and any(usable(o, f) for o in opponents) else (None,)
     up = [(t, o) for t in range(health + 1) for o in objects]
     out = [("out", t) for t in range(0 if rules.shock_rule else health + 1, dying_at(rules, health))]
     labels = tuple(up + out + ["dying"])
@@ -479,13 +503,12 @@ def condition_label(label: Any) -> str:
     return f"damage taken {taken}" + ("" if obj is None else ", object intact" if obj else ", object broken")
 
 
-def _after(rules: Rules, dfn: Fighter, label: Any, o: Outcome, shocked: bool) -> Any:
-    """The defender's next condition after one outcome."""
-    health = dfn.stats(rules)[2]
+def _after(label: Any, o: Outcome, shocked: bool, health: int, dying: int) -> Any:
+    """The next condition of a defender of ``health`` (dying at ``dying`` damage taken) after one outcome."""
     up = label[0] != "out"
     taken = label[0] if up else label[1]
     total = taken + o.damage
-    if total >= dying_at(rules, health):
+    if total >= dying:
         return "dying"
     if not up or total > health or shocked:
         return ("out", total)
@@ -500,20 +523,32 @@ def _defense(rules: Rules, att: Fighter, dfn: Fighter, label: Any) -> str:
     return "block"
 
 
-def branches(rules: Rules, att: Fighter, dfn: Fighter, label: Any) -> list[Branch]:
-    """Every way one attack on a defender in condition ``label`` can go (out: helpless, no shock check)."""
-    t = track(rules, dfn, att)
+def branches(rules: Rules, att: Fighter, dfn: Fighter, label: Any, t: markov.Track | None = None,
+             outcomes: tuple[Outcome, ...] | None = None) -> list[Branch]:
+    """Every way one attack on a defender in condition ``label`` can go (out: helpless, no shock check), as
+    conditions of its track ``t`` (default: against ``att`` alone); ``outcomes``: the attack's outcomes (default:
+    the defender's policy, :func:`attack_outcomes`)."""
+    t = track(rules, dfn, att) if t is None else t
     defense = _defense(rules, att, dfn, label)
-    shock = dfn.stats(rules)[2] // rules.shock_divisor
-    body_fails = 1.0 - rules_roll(rules).prob(lambda v: succeeds(v, dfn.body, rules))
+    health = dfn.stats(rules)[2]
+    dying = dying_at(rules, health)
+    shocks = rules.shock_rule and defense != "helpless"
+    body_fails = _body_fails(rules, dfn.body) if shocks else 0.0
     out = []
-    for o in attack_outcomes(rules, att, dfn, defense):
+    for o in attack_outcomes(rules, att, dfn, defense) if outcomes is None else outcomes:
         p = o.p
-        if rules.shock_rule and defense != "helpless" and o.damage > shock:
-            out.append(Branch(p * body_fails, o.kind, o.damage, t.index[_after(rules, dfn, label, o, True)], o.critical))
+        if shocks and o.damage > health // rules.shock_divisor:
+            out.append(Branch(p * body_fails, o.kind, o.damage, t.index[_after(label, o, True, health, dying)],
+                              o.critical))
             p *= 1 - body_fails
-        out.append(Branch(p, o.kind, o.damage, t.index[_after(rules, dfn, label, o, False)], o.critical))
+        out.append(Branch(p, o.kind, o.damage, t.index[_after(label, o, False, health, dying)], o.critical))
     return [b for b in out if b.p > 0]
+
+
+@lru_cache(maxsize=256)
+def _body_fails(rules: Rules, body: int) -> float:
+    """P(the shock stand-in's Body check fails)."""
+    return 1.0 - rules_roll(rules).prob(lambda v: succeeds(v, body, rules))
 
 
 def _kernel(rules: Rules, att: Fighter, dfn: Fighter, helpless: bool) -> Any:
