@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 from types import ModuleType
 from typing import Any, Mapping, Sequence
 
@@ -61,13 +62,23 @@ def simulate_check(system_id: str, rules: Any, args: Any, n: int, seed: Seed = N
 
 def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed = None, model: str = "full",
                   options: Mapping[str, Any] | Validated | None = None, workers: int | None = None,
-                  progress: Any = None) -> SimDuelResult:
+                  progress: Any = None, policy: Sequence[Any] | None = None) -> SimDuelResult:
     """``n`` simulated duels under the ``full`` rules (or the ``exact`` chain's model); Ctrl-C returns the trials
-    finished so far, marked ``interrupted``."""
+    finished so far, marked ``interrupted``.  ``policy``: a solved strategy as policy tables
+    (:func:`analysis.engine.decisions.policy_tables` of the system's ``tactics`` game), every decision played from
+    them (the system's kernels module takes ``policy`` in ``duel_call``)."""
     module = sim_module(system_id)
     opts = options_for(system_id, model, options)
-    counts, done = _run(module.duel_call(rules, a, b, model, opts), n, seed, workers, progress)
+    if policy is None:
+        call = module.duel_call(rules, a, b, model, opts)
+    elif "policy" in inspect.signature(module.duel_call).parameters:
+        call = module.duel_call(rules, a, b, model, opts, policy=policy)
+    else:
+        raise DicelabError(f"{system_id}: the simulator does not play policy tables yet (RULES.md section 8)")
+    counts, done = _run(call, n, seed, workers, progress)
     extra = module.duel_extra(rules, a, b, counts, done) if hasattr(module, "duel_extra") else {}
+    if policy is not None:
+        extra = {**extra, "policy": sorted({f"{t.decision} ({t.side})" for t in policy})}
     return SimDuelResult(system_id, model, rules.to_dict(), opts.to_dict(), describe_fighter(a, rules),
                          describe_fighter(b, rules), done, _seed_echo(seed), counts, extra, n_requested=int(n))
 
