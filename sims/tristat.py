@@ -1,4 +1,4 @@
-"""Tri-Stat dX: numba kernels for checks and duels.
+"""Tri-Stat dX: numba kernels for checks and duels, and a duel played from a solved game's policy tables.
 
 The exact chain of :mod:`analysis.systems.tristat` already plays Tri-Stat's
 whole duel (initiative every round, simultaneous attacks on equal
@@ -6,7 +6,10 @@ initiative, blocks and their objects, total defence, the shock stand-in,
 finishing), so the ``full`` and ``exact`` models run the same rules here; the
 simulator checks the chain and scales to sweeps.  Every number comes packed
 from the ruleset: damage tables from the exact engine's own rule, targets and
-thresholds from its constants.
+thresholds from its constants.  :func:`duel_call` with ``policy`` (the
+:class:`~analysis.engine.decisions.PolicyTable` of each decision of
+:func:`analysis.systems.tristat.tactics`) plays every stance and block from
+the tables, knowing what the game's decider knows.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from analysis.systems import tristat as rules_mod
+from analysis.base.params import DicelabError
 from sims.dice import _sample, outcome_table
 from sims.options import SimOptions
 from sims.results import (
@@ -45,7 +49,10 @@ P_FIGHTER = 11
 # value, critical damage it deals (after the other's armour), whether it blocks the other's attacks, and whether
 # its object can break (absorbing blocks).
 F_HIT, F_DEF, F_BLOCK_DEF, F_HEALTH, F_DYING, F_BODY, F_SHOCK, F_CRIT, F_BLOCKS, F_OBJECT = range(10)
-F_SIZE = 10
+# ... and for decisions: its defense targets (dodge, block) in the normal stance and in total defence, whether it can
+# block the other's attacks at all, whether its object's state is kept, its book's total defence and block.
+F_DEF_N, F_BLOCK_N, F_DEF_TD, F_BLOCK_TD, F_CAN_BLOCK, F_OBJECT_STATE, F_BOOK_TD, F_BOOK_BLOCK = range(10, 18)
+F_SIZE = 18
 # Damage tables, [kind, attacker, roll total]: the plain hit (after armour), the blocked hit (after the object's
 # armour and armour) and whether the blocked hit destroys the object.
 T_PLAIN, T_BLOCKED, T_BREAKS = range(3)
@@ -60,10 +67,13 @@ class Options(SimOptions):
 
 def _fighter_row(rules: rules_mod.Rules, f: rules_mod.Fighter, other: rules_mod.Fighter) -> list[int]:
     health = f.stats(rules)[2]
+    can = rules_mod.can_block(other, f)
     return [rules_mod.attack_target(rules, f), rules_mod.defense_target(rules, f, False),
             rules_mod.defense_target(rules, f, True), health, rules_mod.dying_at(rules, health), f.body,
             health // rules.shock_divisor, rules_mod.hit_damage(rules, f, other, None),
-            rules_mod.blocks(other, f), rules_mod.keeps_object(rules, other, f)]
+            rules_mod.blocks(other, f), rules_mod.keeps_object(rules, other, f)] + [
+        rules_mod.defense_target(rules, f, block, stance) for stance in rules_mod.STANCES for block in (False, True)] + [
+        can, can and rules.block_rule == "absorb", f.stance == "total_defence", f.block]
 
 
 def pack(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter) -> tuple[np.ndarray, np.ndarray]:
@@ -190,6 +200,201 @@ def _duel(p: np.ndarray, tables: np.ndarray, rolls: np.ndarray, n: int, rng: np.
     return out
 
 
+# Policy tables for :func:`_play`: one row per decision slot (A's stance, B's stance, A's block, B's block).
+SLOT_STANCE, SLOT_BLOCK = 0, 2
+MAX_FEATURES = 8
+Q_ON, Q_COUNT, Q_OFFSET, Q_CODES = 0, 1, 2, 3
+Q_LO, Q_SHAPE = Q_CODES + MAX_FEATURES, Q_CODES + 2 * MAX_FEATURES
+Q_SIZE = Q_CODES + 3 * MAX_FEATURES
+FEATURE_CODES = {"own damage taken": 0, "opponent damage taken": 1, "order (1 first, 0 together, -1 second)": 2,
+                 "defensive rounds so far": 3, "own object intact": 4, "opponent object intact": 5}
+"""What each feature of :mod:`analysis.systems.tristat.tactics` is, as the kernel computes it (code 6: own attack)."""
+OWN_ATTACK = 6
+
+
+def pack_policy(tables: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The policy tables of a Tri-Stat decision game as arrays for :func:`_play`: ``(rows, probabilities)``."""
+    from analysis.systems.tristat.tactics import OWN_ATTACK as OWN_ATTACK_NAME
+
+    codes = dict(FEATURE_CODES, **{OWN_ATTACK_NAME: OWN_ATTACK})
+    rows = np.zeros((4, Q_SIZE), dtype=np.int64)
+    probs = []
+    offset = 0
+    for t in tables:
+        if t.decision not in ("stance", "block") or len(t.features) > MAX_FEATURES:
+            raise DicelabError(f"policy: decision {t.decision!r} is not a Tri-Stat decision (allowed: the tables of "
+                               "tristat tactics: stance, block)")
+        slot = (SLOT_STANCE if t.decision == "stance" else SLOT_BLOCK) + (0 if t.side == "a" else 1)
+        row = rows[slot]
+        row[Q_ON], row[Q_COUNT], row[Q_OFFSET] = 1, len(t.features), offset
+        for k, name in enumerate(t.features):
+            if name not in codes:
+                raise DicelabError(f"policy: feature {name!r} of {t.decision} is not one the simulator knows")
+            row[Q_CODES + k], row[Q_LO + k], row[Q_SHAPE + k] = codes[name], t.lo[k], t.shape[k]
+        probs.append(np.asarray(t.probs, dtype=float).reshape(-1, 2))
+        offset += probs[-1].shape[0]
+    return rows, (np.concatenate(probs) if probs else np.zeros((0, 2)))
+
+
+@njit(cache=True, nogil=True)
+def _decide(rows: np.ndarray, probs: np.ndarray, slot: int, values: np.ndarray, book: int,
+            rng: np.random.Generator) -> int:
+    """The action (0 plain, 1 the option) at a decision: drawn from its table at the decider's features, or the
+    book's when there is no table or no such cell."""
+    row = rows[slot]
+    if row[Q_ON] == 0:
+        return book
+    cell = 0
+    for k in range(row[Q_COUNT]):
+        v = values[row[Q_CODES + k]] - row[Q_LO + k]
+        if v < 0 or v >= row[Q_SHAPE + k]:
+            return book
+        cell = cell * row[Q_SHAPE + k] + v
+    q = probs[row[Q_OFFSET] + cell, 1]
+    if q != q:
+        return book
+    return 1 if rng.random() < q else 0
+
+
+@njit(cache=True, nogil=True)
+def _roll(rolls: np.ndarray, rng: np.random.Generator) -> int:
+    return rolls[int(rng.random() * rolls.size)]
+
+
+@njit(cache=True, nogil=True)
+def _values(out: np.ndarray, f: np.ndarray, taken: np.ndarray, intact: np.ndarray, x: int, seen: int, c: int,
+            own: int) -> np.ndarray:
+    """Fighter ``x``'s features: damage taken (own, the opponent's), the order as it sees it, the defensive rounds,
+    the objects, its own attack this round (``OWN_ATTACK``'s codes)."""
+    y = 1 - x
+    out[0], out[1], out[2], out[3] = taken[x], taken[y], seen, c
+    out[4] = 1 if f[x, F_OBJECT_STATE] == 1 and intact[x] else 0
+    out[5] = 1 if f[y, F_OBJECT_STATE] == 1 and intact[y] else 0
+    out[6] = own
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _play(p: np.ndarray, tables: np.ndarray, rolls: np.ndarray, rows: np.ndarray, probs: np.ndarray, n: int,
+          rng: np.random.Generator) -> np.ndarray:
+    """n duels with every decision of the game played from the policy tables (missing ones by the book): each
+    round the order, both stances at once, the attacks; a defender hit (not critically) that can block decides
+    block or dodge (with equal initiative once both attack rolls are known).  With a fighter in total defence by
+    its policy the fight ends after ``P_ROUNDS`` defensive rounds (unfinished), as the game does."""
+    out = np.zeros(DUEL_SIZE, dtype=np.int64)
+    low, high, once, shock_rule = p[P_LOW], p[P_HIGH], p[P_ONCE], p[P_SHOCK]
+    finish, finish_attacks, capped, cap = p[P_FINISH], p[P_FINISH_ATTACKS], p[P_TURTLE] >= 0, p[P_ROUNDS]
+    f = p[P_FIGHTER:].reshape(2, F_SIZE)
+    taken = np.zeros(2, dtype=np.int64)
+    down = np.zeros(2, dtype=np.bool_)
+    intact = np.zeros(2, dtype=np.bool_)
+    td = np.zeros(2, dtype=np.int64)
+    code = np.zeros(2, dtype=np.int64)
+    mode = np.zeros(2, dtype=np.int64)
+    vals = np.zeros(7, dtype=np.int64)
+    for _ in range(n):
+        taken[:] = 0
+        down[:] = False
+        intact[:] = True
+        order = _order(p, rng.random()) if once else 0
+        rounds, c, stalled = 0, 0, False
+        while rounds < MAX_ROUNDS:
+            rounds += 1
+            if not once:
+                order = _order(p, rng.random())
+            for x in range(2):
+                seen = order if x == 0 else -order
+                td[x] = _decide(rows, probs, SLOT_STANCE + x, _values(vals, f, taken, intact, x, seen, c, 0),
+                                f[x, F_BOOK_TD], rng)
+            attackers = 2 - td[0] - td[1]
+            for x in range(2):  # the attack rolls: 0 miss, 1 hit, 2 critical (none for a fighter in total defence)
+                r = _roll(rolls, rng)
+                code[x] = -1 if td[x] == 1 else 2 if r == low else 0 if r == high or r > f[x, F_HIT] else 1
+            together = attackers == 2 and order == 0
+            for y in range(2):  # with equal initiative both defenders decide once both rolls are known
+                x = 1 - y
+                mode[y] = 0
+                if together and code[x] == 1 and f[y, F_CAN_BLOCK] == 1 and (f[y, F_OBJECT_STATE] == 0 or intact[y]):
+                    mode[y] = _decide(rows, probs, SLOT_BLOCK + y, _values(vals, f, taken, intact, y, 0, c,
+                                                                           2 + code[y]), f[y, F_BOOK_BLOCK], rng)
+            lead = 0 if order >= 0 else 1
+            dealt0, dealt1 = 0, 0
+            for step in range(2):
+                x = lead if step == 0 else 1 - lead
+                y = 1 - x
+                if td[x] == 1 or code[x] <= 0 or (not together and (down[x] or down[y])):
+                    continue
+                if code[x] == 2:
+                    damage = f[x, F_CRIT]
+                else:
+                    if not together and f[y, F_CAN_BLOCK] == 1 and (f[y, F_OBJECT_STATE] == 0 or intact[y]):
+                        own = 0 if td[y] == 1 else (-1 if step == 0 else 1)
+                        seen = 0 if td[y] == 1 and not once else (order if y == 0 else -order)
+                        mode[y] = _decide(rows, probs, SLOT_BLOCK + y, _values(vals, f, taken, intact, y, seen, c, own),
+                                          f[y, F_BOOK_BLOCK], rng)
+                    elif not together:
+                        mode[y] = 0
+                    target = f[y, (F_BLOCK_TD if mode[y] else F_DEF_TD) if td[y] else (F_BLOCK_N if mode[y] else F_DEF_N)]
+                    if _succeeds(_roll(rolls, rng), target, low, high):
+                        if not (mode[y] == 1 and f[y, F_OBJECT_STATE] == 1):  # stopped, unless the object absorbs
+                            continue
+                        t = _roll(rolls, rng)
+                        damage = tables[T_BLOCKED, x, t]
+                        if tables[T_BREAKS, x, t] == 1:
+                            intact[y] = False
+                    else:
+                        damage = tables[T_PLAIN, x, _roll(rolls, rng)]
+                if together:
+                    if y == 1:
+                        dealt1 += damage
+                    else:
+                        dealt0 += damage
+                else:
+                    taken[y] += damage
+                    _struck(f, taken, down, y, damage, shock_rule, rolls, low, high, rng)
+            if together:
+                for y, damage in ((0, dealt0), (1, dealt1)):
+                    if code[1 - y] > 0:
+                        taken[y] += damage
+                        _struck(f, taken, down, y, damage, shock_rule, rolls, low, high, rng)
+            if down[0] or down[1]:
+                break
+            if capped and attackers < 2:
+                c += 1
+                if c >= cap:
+                    stalled = True
+                    break
+        if stalled or not (down[0] or down[1]):
+            _tally(out, MAX_ROUNDS + 1, UP, UP, -1)
+            continue
+        spent = -1
+        if finish and down[0] != down[1]:
+            victim = 0 if down[0] else 1
+            att = 1 - victim
+            spent = 0
+            while taken[victim] < f[victim, F_DYING] and spent < finish_attacks:
+                spent += 1
+                a = _roll(rolls, rng)
+                if a == low:
+                    taken[victim] += f[att, F_CRIT]
+                elif a != high and a <= f[att, F_HIT]:
+                    taken[victim] += tables[T_PLAIN, att, _roll(rolls, rng)]
+        _tally(out, rounds,
+               (DYING if taken[0] >= f[0, F_DYING] else OUT) if down[0] else UP,
+               (DYING if taken[1] >= f[1, F_DYING] else OUT) if down[1] else UP, spent)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _struck(f: np.ndarray, taken: np.ndarray, down: np.ndarray, y: int, damage: int, shock_rule: int,
+            rolls: np.ndarray, low: int, high: int, rng: np.random.Generator) -> None:
+    """Fighter ``y`` took ``damage`` (already added): out past its health, or by the shock stand-in's Body check."""
+    if taken[y] > f[y, F_HEALTH]:
+        down[y] = True
+    elif shock_rule and damage > f[y, F_SHOCK] and not _succeeds(_roll(rolls, rng), f[y, F_BODY], low, high):
+        down[y] = True
+
+
 @njit(cache=True, nogil=True)
 def _check(low: int, high: int, target: int, rolls: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """n checks against a target: successes, naturals low and high, margin histogram."""
@@ -217,13 +422,17 @@ CHECK_EXTRAS = ("p_critical", "p_fumble", "")
 
 
 def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, model: str,
-              options: Options) -> Callable[[int, np.random.Generator], np.ndarray]:
+              options: Options, policy: Any = None) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The duel kernel bound to a ruleset and two fighters (both models play the same rules); the fighters are
-    validated against the ruleset's limits here, as by the exact engine."""
+    validated against the ruleset's limits here, as by the exact engine.  ``policy``: the policy tables of the
+    pair's decision game (:func:`analysis.engine.decisions.policy_tables`), every decision played from them."""
     rules_mod.validate(rules, a, b)
     rules_mod.total_defence_side(a, b)
     params, tables = pack(rules, a, b)
     rolls = _rolls(rules)
+    if policy is not None:
+        rows, probs = pack_policy(policy)
+        return lambda n, rng: _play(params, tables, rolls, rows, probs, n, rng)
     return lambda n, rng: _duel(params, tables, rolls, n, rng)
 
 

@@ -332,3 +332,57 @@ def test_the_size_estimate_bounds_the_game(a_kw, b_kw, rules_kw):
     rules = tristat.Rules(**rules_kw)
     a, b = load_fighter(SYSTEM, "veteran").replace(**a_kw), load_fighter(SYSTEM, "trained_armed").replace(**b_kw)
     assert tactics(rules, a, b).game.n <= tactics_states(rules, a, b)
+
+
+# --------------------------------------------------------- the simulator plays a solved policy
+def agree_value(rules, a, b, strategy, n=200_000, seed=7):
+    """Monte Carlo of the play ``strategy`` ('book' or 'equilibrium') from its policy tables against the game's own
+    value and P(A wins), within 4 SE."""
+    from sims.api import simulate_duel
+
+    dg = tactics(rules, a, b).with_objective("wins")
+    g = dg.game
+    sol = solve(g) if strategy == "equilibrium" else solve(g, a_fixed=g.book("a"), b_fixed=g.book("b"))
+    exact = dg.solution(sol.a_strategy, sol.b_strategy)
+    sim = simulate_duel("tristat", rules, a, b, n, seed=seed, policy=policy_tables(dg, sol.a_strategy, sol.b_strategy))
+    d = sim.to_dict()
+    value = d["p_a_wins"] - d["p_b_wins"]
+    se = np.sqrt((d["p_a_wins"] + d["p_b_wins"] - value ** 2) / n)
+    assert abs(value - sol.values[g.start]) <= 4 * se
+    assert abs(d["p_a_wins"] - exact.p_a_wins) <= 4 * d["se_p_a_wins"]
+    assert abs(d["mean_rounds"] - exact.mean_rounds) <= 4 * d["se_mean_rounds"]
+    assert sorted(d["policy"]) == sorted({f"{t.decision} ({t.side})" for t in policy_tables(dg, sol.a_strategy,
+                                                                                               sol.b_strategy)})
+    return sol.values[g.start], dg
+
+
+def test_the_simulator_plays_the_equilibrium_and_matches_its_value():
+    """Two pairings where the equilibrium blocks otherwise than the book: the value moves, and the simulation of
+    the solved tables follows it."""
+    a = load_fighter(SYSTEM, "trained_armed").replace(block_armor=2)
+    value, dg = agree_value(tristat.Rules(), a, load_fighter(SYSTEM, "veteran"), "equilibrium")
+    b = load_fighter(SYSTEM, "trained_armed").replace(block=True, block_armor=3)
+    value, dg = agree_value(tristat.Rules(initiative_once=True), load_fighter(SYSTEM, "trained_armed"), b,
+                            "equilibrium", seed=8)
+    g = dg.game
+    book = solve(g, a_fixed=g.book("a"), b_fixed=g.book("b")).values[g.start]
+    assert abs(value - book) > 0.05
+
+
+def test_the_simulator_plays_the_book_from_its_tables_as_the_duel():
+    a = load_fighter(SYSTEM, "veteran").replace(block=True, block_armor=2)
+    b = load_fighter(SYSTEM, "trained_armed").replace(block_armor=2)
+    agree_value(tristat.Rules(after_out="finish", shock_rule=True), a, b, "book", seed=9)
+    agree_value(tristat.Rules(total_defence_rounds=4), load_fighter(SYSTEM, "novice_armed").replace(
+        stance="total_defence"), b, "equilibrium", seed=10)
+
+
+def test_policy_tables_of_another_system_or_shape_are_refused_in_one_line():
+    from analysis.base.params import DicelabError
+    from analysis.engine.decisions import PolicyTable
+    from sims.api import simulate_duel
+
+    a = load_fighter(SYSTEM, "trained_armed")
+    bad = PolicyTable("parry", "a", ("no", "yes"), ("own IN",), np.array([0]), np.array([1]), np.array([[1.0, 0.0]]))
+    with pytest.raises(DicelabError, match="parry"):
+        simulate_duel("tristat", tristat.Rules(), a, a, 1000, seed=1, policy=[bad])
