@@ -8,6 +8,7 @@ end (an :class:`~analysis.engine.markov.Absorption`) into a
 B wins), P(both out), P(never ends), the distribution of survivors able to
 act on each side, per fighter P(out / dying / dead or worse), and the rounds.
 A one-against-one fight is a duel: its solution holds the duel's numbers.
+:class:`GroupResult` is an exact group fight as outputs show it.
 
 >>> from analysis.engine.markov import OUT, UP, absorb
 >>> import scipy.sparse as sp
@@ -21,7 +22,7 @@ A one-against-one fight is a duel: its solution holds the duel's numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -89,3 +90,35 @@ def group_solution(got: Absorption, ends: np.ndarray, size_a: int, names_a: Sequ
             final[row] = final.get(row, 0.0) + p
     return GroupSolution(p_a, p_b, p_both, got.p_stalemate, surv_a, surv_b, tuple(fighters), got.rounds,
                          got.mean_rounds, got.rounds_tail, states, got.truncation, final)
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """An exact group fight as every output shows it: the system, its ruleset, both sides (each fighter as
+    :func:`~analysis.engine.combat.describe_fighter` echoes it), the order of play in words, the
+    :class:`GroupSolution`, and system-specific fields (``extra``: warnings, notes...)."""
+
+    system: str
+    variants: Mapping[str, Any]
+    side_a: tuple[Mapping[str, Any], ...]
+    side_b: tuple[Mapping[str, Any], ...]
+    order: str
+    solution: GroupSolution
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from analysis.engine.results import house_rules_echo, strict
+
+        s = self.solution
+        out: dict[str, Any] = {"system": self.system, "method": "exact", "variants": dict(self.variants),
+                               "house_rules": house_rules_echo(self.system, self.variants),
+                               "side_a": [dict(f) for f in self.side_a], "side_b": [dict(f) for f in self.side_b],
+                               "order": self.order, "p_a_wins": s.p_a_wins, "p_b_wins": s.p_b_wins,
+                               "p_both_out": s.p_both_out, "p_stalemate": s.p_stalemate,
+                               "survivors_a": {str(k): v for k, v in s.survivors_a.items()},
+                               "survivors_b": {str(k): v for k, v in s.survivors_b.items()},
+                               "fighters": [f.to_dict() for f in s.fighters],
+                               "rounds": {str(k): v for k, v in s.rounds.items()}, "mean_rounds": s.mean_rounds,
+                               "rounds_tail": s.rounds_tail, "truncation": s.truncation, "states": s.states}
+        out.update(self.extra)
+        return strict(out)
