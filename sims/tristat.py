@@ -23,6 +23,7 @@ from numba import njit
 from analysis.systems import tristat as rules_mod
 from analysis.base.params import DicelabError
 from sims.dice import _sample, outcome_table
+from sims.groups import _tally_group, layout
 from sims.options import SimOptions
 from sims.results import (
     CHECK_SIZE,
@@ -447,3 +448,278 @@ def duel_extra(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighte
         out["rounds_cap"] = rules.total_defence_rounds
         out.update(_fields("p_still_up", proportion(int(counts[UNFINISHED]), n)))
     return out
+
+
+# ------------------------------------------------------------------ group fights (RULES.md section 7)
+# Per type of fighter: its attack target (and strength), defense targets (dodge, block; its own stance), health,
+# damage at dying, Body, shock value, total defence, attacks per action, target policy, acv (initiative).
+Y_HIT, Y_DEF, Y_BLOCK_DEF, Y_HEALTH, Y_DYING, Y_BODY, Y_SHOCK, Y_TD, Y_ATTACKS, Y_POLICY, Y_ACV = range(11)
+# Per pair of types (attacker, defender): its critical damage, whether the defender blocks it and whether the block
+# absorbs (the object's state kept).
+R_CRIT, R_BLOCKS, R_ABSORB = range(3)
+# Scalars: naturals, initiative once, the shock stand-in, finishing, the cap of defensive rounds, the extra defense
+# penalty.
+(S_LOW, S_HIGH, S_ONCE, S_SHOCK, S_FINISH, S_FINISH_ATTACKS, S_CAPPED, S_CAP, S_PENALTY, S_DUEL) = range(10)
+WEAKEST, RANDOM, STRONGEST, SPREAD = range(4)
+
+
+def pack_group(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
+               side_b: list[rules_mod.Fighter]) -> tuple[np.ndarray, ...]:
+    """The arrays of :func:`_group`: scalars, per-type and per-pair rows, damage tables ``[kind, attacker type,
+    defender type, roll]`` (``T_*``), each slot's type and side (the exact engine's layout: side A's distinct
+    fighters in the order first listed, identical ones together, then side B's) and each listed fighter's type.
+    Every number comes from the exact engine's rules."""
+    from analysis.systems.tristat.groups import layout
+
+    types, slot_type = layout(side_a, side_b)
+    k = len(types)
+    policy = {name: i for i, name in enumerate(rules_mod.TARGETS)}
+    rows = []
+    for f, _, _ in types:
+        health = f.stats(rules)[2]
+        rows.append([rules_mod.attack_target(rules, f), rules_mod.defense_target(rules, f, False),
+                     rules_mod.defense_target(rules, f, True), health, rules_mod.dying_at(rules, health), f.body,
+                     health // rules.shock_divisor, f.stance == "total_defence", 1 + f.extra_attacks,
+                     policy[f.target], f.stats(rules)[0]])
+    pair = np.zeros((k, k, 3), dtype=np.int64)
+    tables = np.zeros((3, k, k, rules.natural_high + 1), dtype=np.int64)
+    for a, (att, side_att, _) in enumerate(types):
+        for d, (dfn, side_dfn, _) in enumerate(types):
+            if side_att == side_dfn:
+                continue
+            pair[a, d] = [rules_mod.hit_damage(rules, att, dfn, None), rules_mod.blocks(att, dfn),
+                          rules_mod.keeps_object(rules, att, dfn)]
+            for t in range(rules.natural_low, rules.natural_high + 1):
+                tables[T_PLAIN, a, d, t] = rules_mod.hit_damage(rules, att, dfn, t)
+                tables[T_BLOCKED, a, d, t] = rules_mod.hit_damage(rules, att, dfn, t, True)
+                tables[T_BREAKS, a, d, t] = rules_mod.object_breaks(rules, att, dfn, t)
+    scalars = np.array([rules.natural_low, rules.natural_high, rules.initiative_once, rules.shock_rule,
+                        rules.after_out == "finish", rules.finish_attacks,
+                        any(f.stance == "total_defence" for f in side_a + side_b), rules.total_defence_rounds,
+                        rules.extra_defense_penalty, 0], dtype=np.int64)
+    side_of = np.array([types[t][1] for t in slot_type], dtype=np.int64)
+    listed = [next(i for i, (g, s, _) in enumerate(types) if g == f and s == side)
+              for side, fighters in enumerate((side_a, side_b)) for f in fighters]
+    return (scalars, np.array(rows, dtype=np.int64), pair, tables, np.asarray(slot_type, dtype=np.int64), side_of,
+            np.array(listed, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _pick(att: int, ty: np.ndarray, slot_type: np.ndarray, side: np.ndarray, taken: np.ndarray, down: np.ndarray,
+          hits: np.ndarray, rng: np.random.Generator) -> int:
+    """The enemy ``att`` attacks (its policy; ties: least Health left, then the first slot); -1 when none."""
+    policy = ty[slot_type[att], Y_POLICY]
+    best, key0, key1, count = -1, 0, 0, 0
+    for e in range(taken.size):
+        if side[e] == side[att] or down[e]:
+            continue
+        count += 1
+        if policy == RANDOM:
+            continue
+        left = ty[slot_type[e], Y_HEALTH] - taken[e]
+        k0 = left if policy == WEAKEST else -ty[slot_type[e], Y_HIT] if policy == STRONGEST else hits[e]
+        k1 = 0 if policy == WEAKEST else left
+        if best < 0 or k0 < key0 or (k0 == key0 and k1 < key1):
+            best, key0, key1 = e, k0, k1
+    if policy == RANDOM and count > 0:
+        pick = int(rng.random() * count)
+        for e in range(taken.size):
+            if side[e] != side[att] and not down[e]:
+                if pick == 0:
+                    return e
+                pick -= 1
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _group(sc: np.ndarray, ty: np.ndarray, pair: np.ndarray, tables: np.ndarray, slot_type: np.ndarray,
+           side: np.ndarray, listed: np.ndarray, lay: np.ndarray, rolls: np.ndarray, n: int,
+           rng: np.random.Generator) -> np.ndarray:
+    """n group fights, counted as :mod:`sims.groups` lays them out (``sc[S_DUEL]``: one against one, counted as a
+    duel, :mod:`sims.results`).  Each round every able fighter rolls initiative (2dX + acv; once for the fight
+    under ``S_ONCE``); moments in descending initiative, ties together; in a moment, waves of the w-th attacks,
+    targets picked from the wave's start and damage landing together; each defense roll after the first in a
+    round at a cumulative penalty."""
+    m = slot_type.size
+    low, high, once, shock_rule, penalty = sc[S_LOW], sc[S_HIGH], sc[S_ONCE], sc[S_SHOCK], sc[S_PENALTY]
+    out = np.zeros(DUEL_SIZE if sc[S_DUEL] else lay[5] + MAX_ROUNDS + 1, dtype=np.int64)
+    taken = np.zeros(m, dtype=np.int64)
+    down = np.zeros(m, dtype=np.bool_)
+    intact = np.zeros(m, dtype=np.bool_)
+    init = np.zeros(m, dtype=np.int64)
+    acted = np.zeros(m, dtype=np.bool_)
+    mover = np.zeros(m, dtype=np.bool_)
+    defs = np.zeros(m, dtype=np.int64)
+    hits = np.zeros(m, dtype=np.int64)
+    dmg = np.zeros(m, dtype=np.int64)
+    brk = np.zeros(m, dtype=np.bool_)
+    knk = np.zeros(m, dtype=np.bool_)
+    was = np.zeros(m, dtype=np.bool_)
+    levels = np.zeros(m, dtype=np.int64)
+    rows = np.zeros(listed.size, dtype=np.int64)
+    for _ in range(n):
+        taken[:] = 0
+        down[:] = False
+        intact[:] = True
+        if once:
+            for e in range(m):
+                init[e] = _roll(rolls, rng) + ty[slot_type[e], Y_ACV]
+        rounds, c, over = 0, 0, False
+        while not over:
+            if rounds >= MAX_ROUNDS:
+                break
+            rounds += 1
+            defensive = False
+            for s in range(2):
+                members, attackers = 0, 0
+                for e in range(m):
+                    if side[e] == s and not down[e]:
+                        members += 1
+                        attackers += 1 - ty[slot_type[e], Y_TD]
+                defensive = defensive or (members > 0 and attackers == 0)
+            for e in range(m):
+                if not once:
+                    init[e] = _roll(rolls, rng) + ty[slot_type[e], Y_ACV]
+                acted[e] = down[e]
+                defs[e] = 0
+                hits[e] = 0
+            while not over:
+                top = -1
+                for e in range(m):
+                    if not acted[e] and (top < 0 or init[e] > init[top]):
+                        top = e
+                if top < 0:
+                    break
+                waves = 0
+                for e in range(m):
+                    mover[e] = not acted[e] and init[e] == init[top] and not down[e]
+                    if not acted[e] and init[e] == init[top]:
+                        acted[e] = True
+                    if mover[e] and ty[slot_type[e], Y_TD] == 0:
+                        waves = max(waves, ty[slot_type[e], Y_ATTACKS])
+                for w in range(waves):
+                    for e in range(m):
+                        dmg[e], brk[e], knk[e], was[e] = 0, False, False, down[e]
+                    for a in range(m):
+                        t_a = slot_type[a]
+                        if not mover[a] or was[a] or ty[t_a, Y_TD] == 1 or ty[t_a, Y_ATTACKS] <= w:
+                            continue
+                        e = _pick(a, ty, slot_type, side, taken, was, hits, rng)
+                        if e < 0:
+                            continue
+                        hits[e] += 1
+                        t_e = slot_type[e]
+                        r = _roll(rolls, rng)
+                        if r == low:
+                            damage = pair[t_a, t_e, R_CRIT]
+                        elif r == high or r > ty[t_a, Y_HIT]:
+                            continue
+                        else:
+                            blocking = pair[t_a, t_e, R_BLOCKS] == 1 and intact[e]
+                            target = ty[t_e, Y_BLOCK_DEF if blocking else Y_DEF] - penalty * defs[e]
+                            defs[e] += 1
+                            if _succeeds(_roll(rolls, rng), target, low, high):
+                                if not (blocking and pair[t_a, t_e, R_ABSORB] == 1):
+                                    continue
+                                g = _roll(rolls, rng)
+                                damage = tables[T_BLOCKED, t_a, t_e, g]
+                                brk[e] = brk[e] or tables[T_BREAKS, t_a, t_e, g] == 1
+                            else:
+                                damage = tables[T_PLAIN, t_a, t_e, _roll(rolls, rng)]
+                        dmg[e] += damage
+                        if shock_rule and damage > ty[t_e, Y_SHOCK] and not _succeeds(_roll(rolls, rng),
+                                                                                       ty[t_e, Y_BODY], low, high):
+                            knk[e] = True
+                    for e in range(m):
+                        if was[e]:
+                            continue
+                        taken[e] += dmg[e]
+                        if brk[e]:
+                            intact[e] = False
+                        if taken[e] > ty[slot_type[e], Y_HEALTH] or knk[e]:
+                            down[e] = True
+                    able_a, able_b = 0, 0
+                    for e in range(m):
+                        if not down[e]:
+                            if side[e] == 0:
+                                able_a += 1
+                            else:
+                                able_b += 1
+                    if able_a == 0 or able_b == 0:
+                        over = True
+                        break
+            if not over and sc[S_CAPPED] and defensive:
+                c += 1
+                if c >= sc[S_CAP]:
+                    break
+        spent = -1
+        up_a, up_b = False, False
+        for e in range(m):
+            if not down[e]:
+                up_a = up_a or side[e] == 0
+                up_b = up_b or side[e] == 1
+        if over and sc[S_FINISH] and up_a != up_b:
+            winner = 0 if up_a else 1
+            hitter = -1
+            for e in range(m):
+                if hitter < 0 and side[e] == winner and not down[e]:
+                    hitter = e
+            spent = 0
+            for e in range(m):
+                if side[e] == winner:
+                    continue
+                t_a, t_e = slot_type[hitter], slot_type[e]
+                k = 0
+                while taken[e] < ty[t_e, Y_DYING] and k < sc[S_FINISH_ATTACKS]:
+                    k += 1
+                    r = _roll(rolls, rng)
+                    if r == low:
+                        taken[e] += pair[t_a, t_e, R_CRIT]
+                    elif r != high and r <= ty[t_a, Y_HIT]:
+                        taken[e] += tables[T_PLAIN, t_a, t_e, _roll(rolls, rng)]
+                spent += k
+        for e in range(m):
+            levels[e] = (DYING if taken[e] >= ty[slot_type[e], Y_DYING] else OUT) if down[e] else UP
+        if not over:
+            rounds = MAX_ROUNDS + 1
+        if sc[S_DUEL]:
+            if rounds > MAX_ROUNDS:
+                _tally(out, MAX_ROUNDS + 1, UP, UP, -1)
+            else:
+                _tally(out, rounds, levels[0], levels[1], spent)
+            continue
+        _listed_levels(rows, levels, slot_type, listed)
+        _tally_group(out, lay, rounds, rows)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _listed_levels(rows: np.ndarray, levels: np.ndarray, slot_type: np.ndarray, listed: np.ndarray) -> None:
+    """Each listed fighter's level: identical fighters (one type) get their type's levels worst first."""
+    for k in range(rows.size):
+        rank = 0
+        for j in range(k):
+            rank += listed[j] == listed[k]
+        for e in range(levels.size):  # the rank-th largest level among the slots of this type
+            if slot_type[e] != listed[k]:
+                continue
+            above, ties_before = 0, 0
+            for f in range(levels.size):
+                if slot_type[f] == listed[k]:
+                    above += levels[f] > levels[e]
+                    ties_before += levels[f] == levels[e] and f < e
+            if above + ties_before == rank:
+                rows[k] = levels[e]
+
+
+def group_call(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
+               side_b: list[rules_mod.Fighter]) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """The group kernel bound to a ruleset and two sides (lists of fighters), counted as :mod:`sims.groups` lays
+    them out; the fighters are validated as by the exact engine."""
+    from analysis.systems.tristat.groups import check_sides
+
+    check_sides(rules, side_a, side_b)
+    sc, ty, pair, tables, slot_type, side, listed = pack_group(rules, side_a, side_b)
+    lay = layout(len(side_a), len(side_b)).packed()
+    rolls = _rolls(rules)
+    return lambda n, rng: _group(sc, ty, pair, tables, slot_type, side, listed, lay, rolls, n, rng)
