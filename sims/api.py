@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import inspect
 from types import ModuleType
 from typing import Any, Mapping, Sequence
 
@@ -64,17 +63,14 @@ def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed
                   options: Mapping[str, Any] | Validated | None = None, workers: int | None = None,
                   progress: Any = None, policy: Sequence[Any] | None = None) -> SimDuelResult:
     """``n`` simulated duels under the ``full`` rules (or the ``exact`` chain's model); Ctrl-C returns the trials
-    finished so far, marked ``interrupted``.  ``policy``: a solved strategy as policy tables
-    (:func:`analysis.engine.decisions.policy_tables` of the system's ``tactics`` game), every decision played from
-    them (the system's kernels module takes ``policy`` in ``duel_call``)."""
+    finished so far, marked ``interrupted``.  ``policy``: the decisions played by a solved strategy instead of the
+    fighters' policies (:func:`analysis.engine.decisions.policy_tables` of the system's decision game; the
+    system's kernels module provides ``policy_call(rules, a, b, tables)``)."""
     module = sim_module(system_id)
     opts = options_for(system_id, model, options)
-    if policy is None:
-        call = module.duel_call(rules, a, b, model, opts)
-    elif "policy" in inspect.signature(module.duel_call).parameters:
-        call = module.duel_call(rules, a, b, model, opts, policy=policy)
-    else:
-        raise DicelabError(f"{system_id}: the simulator does not play policy tables yet (RULES.md section 8)")
+    if policy is not None and not hasattr(module, "policy_call"):
+        raise DicelabError(f"{system_id}: duels played by a solved strategy are not simulated yet (RULES.md section 8)")
+    call = module.duel_call(rules, a, b, model, opts) if policy is None else module.policy_call(rules, a, b, policy)
     counts, done = _run(call, n, seed, workers, progress)
     extra = module.duel_extra(rules, a, b, counts, done) if hasattr(module, "duel_extra") else {}
     if policy is not None:

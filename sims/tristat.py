@@ -423,18 +423,28 @@ CHECK_EXTRAS = ("p_critical", "p_fumble", "")
 
 
 def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, model: str,
-              options: Options, policy: Any = None) -> Callable[[int, np.random.Generator], np.ndarray]:
+              options: Options) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The duel kernel bound to a ruleset and two fighters (both models play the same rules); the fighters are
-    validated against the ruleset's limits here, as by the exact engine.  ``policy``: the policy tables of the
-    pair's decision game (:func:`analysis.engine.decisions.policy_tables`), every decision played from them."""
+    validated against the ruleset's limits here, as by the exact engine."""
+    params, tables, rolls = _bound(rules, a, b)
+    return lambda n, rng: _duel(params, tables, rolls, n, rng)
+
+
+def policy_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter,
+                policy: Any) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """Duels played by a solved strategy: the policy tables of the pair's decision game
+    (:func:`analysis.engine.decisions.policy_tables`), every decision played from them."""
+    params, tables, rolls = _bound(rules, a, b)
+    rows, probs = pack_policy(policy)
+    return lambda n, rng: _play(params, tables, rolls, rows, probs, n, rng)
+
+
+def _bound(rules: rules_mod.Rules, a: rules_mod.Fighter,
+           b: rules_mod.Fighter) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rules_mod.validate(rules, a, b)
     rules_mod.total_defence_side(a, b)
     params, tables = pack(rules, a, b)
-    rolls = _rolls(rules)
-    if policy is not None:
-        rows, probs = pack_policy(policy)
-        return lambda n, rng: _play(params, tables, rolls, rows, probs, n, rng)
-    return lambda n, rng: _duel(params, tables, rolls, n, rng)
+    return params, tables, _rolls(rules)
 
 
 def duel_extra(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, counts: np.ndarray,

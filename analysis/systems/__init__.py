@@ -1,7 +1,7 @@
 """The systems' rules, one per system (``tristat``, ``onesix``, ``tun``, ``kurs``), and the registry that loads them.
 
 Layer 2: a system's rules import ``analysis.base`` and ``analysis.engine`` only
-(one file per system, or a package when its rules are large: ``onesix/``).
+(one file per system, or a package when its rules are large: ``onesix/``, ``kurs/``).
 Each system module registers its ``SYSTEM`` descriptor when imported, and
 :func:`get_system` imports a system only when asked for.
 """

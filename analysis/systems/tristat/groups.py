@@ -42,7 +42,7 @@ import numpy as np
 from analysis.base.params import DicelabError, ParamError
 from analysis.engine import markov
 from analysis.engine.combat import describe_fighter
-from analysis.engine.groups import GroupResult, GroupSolution, group_solution
+from analysis.engine.groups import GroupResult, GroupSolution, from_duel, group_solution
 from analysis.engine.markov import Absorption
 from analysis.systems.tristat import groupcore as gc
 from analysis.systems.tristat.duel import duel
@@ -82,7 +82,8 @@ def group(rules: Rules, side_a: Sequence[Fighter], side_b: Sequence[Fighter]) ->
     if len(side_a) == len(side_b) == 1 and not (side_a[0].extra_attacks or side_b[0].extra_attacks):
         res = duel(rules, side_a[0], side_b[0])
         return GroupResult("tristat", rules.to_dict(), _echo(side_a, rules), _echo(side_b, rules), res.order,
-                           _from_duel(res.solution, side_a[0], side_b[0]), {"warnings": warned, **_extra(res.extra)})
+                           from_duel(res.solution, side_a[0].name, side_b[0].name),
+                           extra={"warnings": warned, **_extra(res.extra)})
     plan = _Plan(rules, side_a, side_b)
     solution = plan.solve()
     order = ORDER.format(pen=rules.extra_defense_penalty) + (
@@ -94,7 +95,8 @@ def group(rules: Rules, side_a: Sequence[Fighter], side_b: Sequence[Fighter]) ->
                   "ends with both sides up (p_stalemate)")
     if rules.after_out == "finish":
         order += "; after the fight the first able winner finishes every helpless loser (no defense roll)"
-    return GroupResult("tristat", rules.to_dict(), _echo(side_a, rules), _echo(side_b, rules), order, solution, extra)
+    return GroupResult("tristat", rules.to_dict(), _echo(side_a, rules), _echo(side_b, rules), order, solution,
+                       extra=extra)
 
 
 def group_states(rules: Rules, side_a: Sequence[Fighter], side_b: Sequence[Fighter]) -> int:
@@ -167,14 +169,6 @@ def _types(side: list[Fighter]) -> list[tuple[Fighter, int]]:
     for f in side:
         counts[f] = counts.get(f, 0) + 1
     return list(counts.items())
-
-
-def _from_duel(s: markov.Solution, a: Fighter, b: Fighter) -> GroupSolution:
-    """The duel's solution as a group fight of one against one."""
-    rows = np.array([[markov.STATUS_NAMES.index(ka), markov.STATUS_NAMES.index(kb)] for ka, kb in s.final])
-    got = Absorption(np.array(list(s.final.values())), s.p_stalemate, s.truncation, s.mean_rounds, s.rounds,
-                     s.rounds_tail)
-    return group_solution(got, rows.reshape(-1, 2), 1, (a.name,), (b.name,), s.states)
 
 
 class _Plan:
