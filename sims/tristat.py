@@ -516,10 +516,12 @@ def pack_group(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
 
 @njit(cache=True, nogil=True)
 def _pick(att: int, ty: np.ndarray, slot_type: np.ndarray, side: np.ndarray, taken: np.ndarray, down: np.ndarray,
-          hits: np.ndarray, rng: np.random.Generator) -> int:
-    """The enemy ``att`` attacks (its policy; ties: least Health left, then the first slot); -1 when none."""
+          hits: np.ndarray, intact: np.ndarray, init: np.ndarray, rng: np.random.Generator) -> int:
+    """The enemy ``att`` attacks (its policy; ties as the exact engine's: least Health left, the kind of fighter
+    listed first, its object intact, the one acting first this round, the first slot); -1 when none."""
     policy = ty[slot_type[att], Y_POLICY]
-    best, key0, key1, count = -1, 0, 0, 0
+    best, count = -1, 0
+    b0, b1, b2, b3, b4 = 0, 0, 0, 0, 0
     for e in range(taken.size):
         if side[e] == side[att] or down[e]:
             continue
@@ -529,8 +531,9 @@ def _pick(att: int, ty: np.ndarray, slot_type: np.ndarray, side: np.ndarray, tak
         left = ty[slot_type[e], Y_HEALTH] - taken[e]
         k0 = left if policy == WEAKEST else -ty[slot_type[e], Y_HIT] if policy == STRONGEST else hits[e]
         k1 = 0 if policy == WEAKEST else left
-        if best < 0 or k0 < key0 or (k0 == key0 and k1 < key1):
-            best, key0, key1 = e, k0, k1
+        k2, k3, k4 = slot_type[e], 0 if intact[e] else 1, -init[e]
+        if best < 0 or (k0, k1, k2, k3, k4) < (b0, b1, b2, b3, b4):
+            best, b0, b1, b2, b3, b4 = e, k0, k1, k2, k3, k4
     if policy == RANDOM and count > 0:
         pick = int(rng.random() * count)
         for e in range(taken.size):
@@ -614,7 +617,7 @@ def _group(sc: np.ndarray, ty: np.ndarray, pair: np.ndarray, tables: np.ndarray,
                         t_a = slot_type[a]
                         if not mover[a] or was[a] or ty[t_a, Y_TD] == 1 or ty[t_a, Y_ATTACKS] <= w:
                             continue
-                        e = _pick(a, ty, slot_type, side, taken, was, hits, rng)
+                        e = _pick(a, ty, slot_type, side, taken, was, hits, intact, init, rng)
                         if e < 0:
                             continue
                         hits[e] += 1

@@ -133,10 +133,14 @@ def _canon(labels: np.ndarray, ranks: np.ndarray, slots: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _target(slots: np.ndarray, ty: np.ndarray, labels: np.ndarray, hits: np.ndarray, att: int, pick: int) -> int:
+def _target(slots: np.ndarray, ty: np.ndarray, labels: np.ndarray, hits: np.ndarray, ranks: np.ndarray, att: int,
+            pick: int) -> int:
     """The enemy slot attacker ``att`` picks (its policy; ``pick``: the index among the able enemies for a random
-    target); -1 when no enemy can act.  Ties: the least Health left, then the first slot."""
-    best, best_key0, best_key1, count = -1, 0, 0, 0
+    target); -1 when no enemy can act.  Ties: the least Health left, then the kind of fighter listed first, then
+    its object intact, then the one acting first this round, then the first slot (identical fighters alike in all
+    of these are interchangeable)."""
+    best, count = -1, 0
+    b0, b1, b2, b3, b4 = 0, 0, 0, 0, 0
     policy = slots[att, S_POLICY]
     for e in range(labels.size):
         if slots[e, S_SIDE] == slots[att, S_SIDE]:
@@ -150,10 +154,11 @@ def _target(slots: np.ndarray, ty: np.ndarray, labels: np.ndarray, hits: np.ndar
                 best = e
             count += 1
             continue
-        key0 = left if policy == WEAKEST else -slots[e, S_STRENGTH] if policy == STRONGEST else hits[e]
-        key1 = 0 if policy == WEAKEST else left
-        if best < 0 or key0 < best_key0 or (key0 == best_key0 and key1 < best_key1):
-            best, best_key0, best_key1 = e, key0, key1
+        k0 = left if policy == WEAKEST else -slots[e, S_STRENGTH] if policy == STRONGEST else hits[e]
+        k1 = 0 if policy == WEAKEST else left
+        k2, k3, k4 = t, labels[e] % ty[t, Y_OBJ], ranks[e]
+        if best < 0 or (k0, k1, k2, k3, k4) < (b0, b1, b2, b3, b4):
+            best, b0, b1, b2, b3, b4 = e, k0, k1, k2, k3, k4
     return best
 
 
@@ -183,8 +188,8 @@ def _grow1(a: np.ndarray, size: int) -> np.ndarray:
 @njit(cache=True)
 def _wave(slots: np.ndarray, ty: np.ndarray, g: np.ndarray, tab_ptr: np.ndarray, tab_p: np.ndarray,
           tab_dmg: np.ndarray, tab_brk: np.ndarray, tab_roll: np.ndarray, tab_knk: np.ndarray, mode_of: np.ndarray,
-          labels: np.ndarray, defs: np.ndarray, hits: np.ndarray, prob: float, attackers: np.ndarray, n_att: int,
-          work: np.ndarray, fwork: np.ndarray, out_l: np.ndarray, out_d: np.ndarray, out_h: np.ndarray,
+          labels: np.ndarray, defs: np.ndarray, hits: np.ndarray, ranks: np.ndarray, prob: float,
+          attackers: np.ndarray, n_att: int, work: np.ndarray, fwork: np.ndarray, out_l: np.ndarray, out_d: np.ndarray, out_h: np.ndarray,
           out_p: np.ndarray) -> int:
     """Every way one wave goes: each attacker (in slot order) picks its target from the wave's start and
     attacks, its defender's defense rolls so far setting the penalty; the damage lands together.  Writes the
@@ -221,7 +226,8 @@ def _wave(slots: np.ndarray, ty: np.ndarray, g: np.ndarray, tab_ptr: np.ndarray,
                 work[level, 1] = 0
                 level -= 1
                 continue
-            work[level, 0] = _target(slots, ty, labels, work[level, 3 + 4 * n:3 + 5 * n], att, work[level, 1])
+            work[level, 0] = _target(slots, ty, labels, work[level, 3 + 4 * n:3 + 5 * n], ranks, att,
+                                     work[level, 1])
             work[level, 1] += 1
             work[level, 2] = 0
         e = work[level, 0]
@@ -343,7 +349,8 @@ def _round(slots: np.ndarray, ty: np.ndarray, g: np.ndarray, tab_ptr: np.ndarray
                         n_leaves = -1
                         while n_leaves < 0:
                             n_leaves = _wave(slots, ty, g, tab_ptr, tab_p, tab_dmg, tab_brk, tab_roll, tab_knk,
-                                             mode_of, cur_l[r], cur_d[r], cur_h[r], cur_p[r], attackers, n_att, work,
+                                             mode_of, cur_l[r], cur_d[r], cur_h[r], ranks, cur_p[r], attackers, n_att,
+                                             work,
                                              fwork, leaf_l, leaf_d, leaf_h, leaf_p)
                             if n_leaves < 0:
                                 size = 2 * leaf_p.size
