@@ -205,3 +205,81 @@ def test_the_group_chain_matches_a_recursion_written_from_the_rules(label, side_
     assert got.p_both_out == pytest.approx(want[2], abs=1e-9)
     assert [f.p_dying for f in got.fighters] == pytest.approx(list(want[3:3 + n]), abs=1e-9)
     assert got.mean_rounds == pytest.approx(want[-1], abs=1e-9)
+
+
+# ------------------------------------------------------------------ Monte Carlo against the exact chain
+MC = [
+    ({}, ["veteran"], ["trained_armed", "trained_armed"]),
+    (dict(initiative_once=True, after_out="finish"), ["archetype=veteran,target=strongest", "novice_armed"],
+     ["trained_armed", "archetype=novice_armed,block=true,block_armor=2"]),
+    (dict(shock_rule=True), ["archetype=veteran,extra_attacks=1,target=spread"],
+     ["novice_armed", "novice_armed", "archetype=novice_armed,target=random"]),
+    (dict(total_defence_rounds=3), ["archetype=trained_armed,stance=total_defence", "veteran"],
+     ["archetype=trained_armed,target=random"]),
+]
+
+
+@pytest.mark.parametrize("rules_kw,a,b", MC)
+def test_monte_carlo_agrees_with_the_exact_group_chain(rules_kw, a, b):
+    rules = tristat.Rules(**rules_kw)
+    side_a, side_b = [fighter(x) for x in a], [fighter(x) for x in b]
+    exact = SYSTEM.group(rules, side_a, side_b).solution
+    sim = simulate_group("tristat", rules, side_a, side_b, n=150_000, seed=11, workers=1)
+
+    def close(est, value):
+        assert abs(est.value - value) <= 4 * max(est.se, 1 / est.n), (est, value)
+
+    close(sim.p_a_wins, exact.p_a_wins)
+    close(sim.p_b_wins, exact.p_b_wins)
+    close(sim.p_both_out, exact.p_both_out)
+    for side, want in (("a", exact.survivors_a), ("b", exact.survivors_b)):
+        for k, est in sim.survivors(side).items():
+            close(est, want.get(k, 0.0))
+    for k, fl in enumerate(exact.fighters):
+        close(sim.fighter(k)["p_out"], fl.p_out)
+        close(sim.fighter(k)["p_dying"], fl.p_dying)
+    if exact.p_stalemate == 0:
+        assert abs(sim.mean_rounds.value - exact.mean_rounds) <= 4 * sim.mean_rounds.se
+
+
+# ------------------------------------------------------------------ the penalty, the sizes, the echo, refusals
+def test_the_extra_defense_penalty_changes_a_group_fight_and_not_a_duel():
+    hero, mook = fighter("archetype=veteran,defense_bonus=3"), fighter("trained_armed")
+    got = {pen: SYSTEM.group(tristat.Rules(extra_defense_penalty=pen), [hero], [mook, mook]).solution.p_a_wins
+           for pen in (0, 2, 4)}
+    assert got[0] > got[2] + 0.005 and got[2] > got[4] + 0.005
+    duel = {pen: SYSTEM.group(tristat.Rules(extra_defense_penalty=pen), [hero], [mook]).solution.p_a_wins
+            for pen in (0, 8)}
+    assert duel[0] == duel[8]
+
+
+@pytest.mark.parametrize("rules_kw,a,b", [({}, ["veteran"], ["novice_armed"] * 3),
+                                          (dict(initiative_once=True), ["veteran", "novice_armed"],
+                                           ["trained_armed", "trained_armed"]),
+                                          (dict(total_defence_rounds=3), MC[3][1], MC[3][2])])
+def test_the_size_estimate_bounds_the_chain(rules_kw, a, b):
+    rules = tristat.Rules(**rules_kw)
+    side_a, side_b = [fighter(x) for x in a], [fighter(x) for x in b]
+    got = SYSTEM.group(rules, side_a, side_b)
+    assert got.solution.states <= SYSTEM.group_states(rules, side_a, side_b)
+    s = got.solution
+    assert s.p_a_wins + s.p_b_wins + s.p_both_out + s.p_stalemate == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_result_echoes_the_rules_the_sides_and_the_order():
+    rules = tristat.Rules(extra_defense_penalty=2)
+    side_a, side_b = [fighter("veteran")], [fighter("trained_armed"), fighter("trained_armed")]
+    d = SYSTEM.group(rules, side_a, side_b).to_dict()
+    assert d["system"] == "tristat" and d["model"] == "exact" and d["variants"]["extra_defense_penalty"] == 2
+    assert [f["name"] for f in d["side_b"]] == ["trained_armed", "trained_armed"]
+    assert "-2" in d["order"] and "exchangeable" in d["order"]
+    assert d["states"] > 0 and d["truncation"] == 0.0
+
+
+def test_bad_sides_are_refused_in_one_line():
+    turtle = fighter("archetype=veteran,stance=total_defence")
+    for side_a, side_b, word in (([], [turtle], "side_a"), ([turtle], [turtle, turtle], "total_defence"),
+                                 ([fighter("veteran")] * 4, [fighter("novice_armed")] * 3, "at most")):
+        with pytest.raises(DicelabError, match=word) as err:
+            SYSTEM.group(tristat.Rules(), side_a, side_b)
+        assert "\n" not in str(err.value)
