@@ -82,6 +82,8 @@ def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed
     call = module.duel_call(rules, a, b, model, opts) if policy is None else module.policy_call(rules, a, b, policy)
     counts, done = _run(call, n, seed, workers, progress)
     extra = module.duel_extra(rules, a, b, counts, done) if hasattr(module, "duel_extra") else {}
+    if policy is not None:
+        extra = {**extra, "policy": sorted({f"{t.decision} ({t.side})" for t in policy})}
     return SimDuelResult(system_id, model, rules.to_dict(), opts.to_dict(), describe_fighter(a, rules),
                          describe_fighter(b, rules), done, _seed_echo(seed), counts, extra, n_requested=int(n))
 

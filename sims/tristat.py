@@ -1,4 +1,4 @@
-"""Tri-Stat dX: numba kernels for checks and duels.
+"""Tri-Stat dX: numba kernels for checks and duels, and a duel played from a solved game's policy tables.
 
 The exact chain of :mod:`analysis.systems.tristat` already plays Tri-Stat's
 whole duel (initiative every round, simultaneous attacks on equal
@@ -6,7 +6,10 @@ initiative, blocks and their objects, total defence, the shock stand-in,
 finishing), so the ``full`` and ``exact`` models run the same rules here; the
 simulator checks the chain and scales to sweeps.  Every number comes packed
 from the ruleset: damage tables from the exact engine's own rule, targets and
-thresholds from its constants.
+thresholds from its constants.  :func:`duel_call` with ``policy`` (the
+:class:`~analysis.engine.decisions.PolicyTable` of each decision of
+:func:`analysis.systems.tristat.tactics`) plays every stance and block from
+the tables, knowing what the game's decider knows.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ import numpy as np
 from numba import njit
 
 from analysis.systems import tristat as rules_mod
+from analysis.base.params import DicelabError
 from sims.dice import _sample, outcome_table
+from sims.groups import _tally_group, layout
 from sims.options import SimOptions
 from sims.results import (
     CHECK_SIZE,
@@ -45,7 +50,10 @@ P_FIGHTER = 11
 # value, critical damage it deals (after the other's armour), whether it blocks the other's attacks, and whether
 # its object can break (absorbing blocks).
 F_HIT, F_DEF, F_BLOCK_DEF, F_HEALTH, F_DYING, F_BODY, F_SHOCK, F_CRIT, F_BLOCKS, F_OBJECT = range(10)
-F_SIZE = 10
+# ... and for decisions: its defense targets (dodge, block) in the normal stance and in total defence, whether it can
+# block the other's attacks at all, whether its object's state is kept, its book's total defence and block.
+F_DEF_N, F_BLOCK_N, F_DEF_TD, F_BLOCK_TD, F_CAN_BLOCK, F_OBJECT_STATE, F_BOOK_TD, F_BOOK_BLOCK = range(10, 18)
+F_SIZE = 18
 # Damage tables, [kind, attacker, roll total]: the plain hit (after armour), the blocked hit (after the object's
 # armour and armour) and whether the blocked hit destroys the object.
 T_PLAIN, T_BLOCKED, T_BREAKS = range(3)
@@ -60,10 +68,13 @@ class Options(SimOptions):
 
 def _fighter_row(rules: rules_mod.Rules, f: rules_mod.Fighter, other: rules_mod.Fighter) -> list[int]:
     health = f.stats(rules)[2]
+    can = rules_mod.can_block(other, f)
     return [rules_mod.attack_target(rules, f), rules_mod.defense_target(rules, f, False),
             rules_mod.defense_target(rules, f, True), health, rules_mod.dying_at(rules, health), f.body,
             health // rules.shock_divisor, rules_mod.hit_damage(rules, f, other, None),
-            rules_mod.blocks(other, f), rules_mod.keeps_object(rules, other, f)]
+            rules_mod.blocks(other, f), rules_mod.keeps_object(rules, other, f)] + [
+        rules_mod.defense_target(rules, f, block, stance) for stance in rules_mod.STANCES for block in (False, True)] + [
+        can, can and rules.block_rule == "absorb", f.stance == "total_defence", f.block]
 
 
 def pack(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter) -> tuple[np.ndarray, np.ndarray]:
@@ -190,6 +201,201 @@ def _duel(p: np.ndarray, tables: np.ndarray, rolls: np.ndarray, n: int, rng: np.
     return out
 
 
+# Policy tables for :func:`_play`: one row per decision slot (A's stance, B's stance, A's block, B's block).
+SLOT_STANCE, SLOT_BLOCK = 0, 2
+MAX_FEATURES = 8
+Q_ON, Q_COUNT, Q_OFFSET, Q_CODES = 0, 1, 2, 3
+Q_LO, Q_SHAPE = Q_CODES + MAX_FEATURES, Q_CODES + 2 * MAX_FEATURES
+Q_SIZE = Q_CODES + 3 * MAX_FEATURES
+FEATURE_CODES = {"own damage taken": 0, "opponent damage taken": 1, "order (1 first, 0 together, -1 second)": 2,
+                 "defensive rounds so far": 3, "own object intact": 4, "opponent object intact": 5}
+"""What each feature of :mod:`analysis.systems.tristat.tactics` is, as the kernel computes it (code 6: own attack)."""
+OWN_ATTACK = 6
+
+
+def pack_policy(tables: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The policy tables of a Tri-Stat decision game as arrays for :func:`_play`: ``(rows, probabilities)``."""
+    from analysis.systems.tristat.tactics import OWN_ATTACK as OWN_ATTACK_NAME
+
+    codes = dict(FEATURE_CODES, **{OWN_ATTACK_NAME: OWN_ATTACK})
+    rows = np.zeros((4, Q_SIZE), dtype=np.int64)
+    probs = []
+    offset = 0
+    for t in tables:
+        if t.decision not in ("stance", "block") or len(t.features) > MAX_FEATURES:
+            raise DicelabError(f"policy: decision {t.decision!r} is not a Tri-Stat decision (allowed: the tables of "
+                               "tristat tactics: stance, block)")
+        slot = (SLOT_STANCE if t.decision == "stance" else SLOT_BLOCK) + (0 if t.side == "a" else 1)
+        row = rows[slot]
+        row[Q_ON], row[Q_COUNT], row[Q_OFFSET] = 1, len(t.features), offset
+        for k, name in enumerate(t.features):
+            if name not in codes:
+                raise DicelabError(f"policy: feature {name!r} of {t.decision} is not one the simulator knows")
+            row[Q_CODES + k], row[Q_LO + k], row[Q_SHAPE + k] = codes[name], t.lo[k], t.shape[k]
+        probs.append(np.asarray(t.probs, dtype=float).reshape(-1, 2))
+        offset += probs[-1].shape[0]
+    return rows, (np.concatenate(probs) if probs else np.zeros((0, 2)))
+
+
+@njit(cache=True, nogil=True)
+def _decide(rows: np.ndarray, probs: np.ndarray, slot: int, values: np.ndarray, book: int,
+            rng: np.random.Generator) -> int:
+    """The action (0 plain, 1 the option) at a decision: drawn from its table at the decider's features, or the
+    book's when there is no table or no such cell."""
+    row = rows[slot]
+    if row[Q_ON] == 0:
+        return book
+    cell = 0
+    for k in range(row[Q_COUNT]):
+        v = values[row[Q_CODES + k]] - row[Q_LO + k]
+        if v < 0 or v >= row[Q_SHAPE + k]:
+            return book
+        cell = cell * row[Q_SHAPE + k] + v
+    q = probs[row[Q_OFFSET] + cell, 1]
+    if q != q:
+        return book
+    return 1 if rng.random() < q else 0
+
+
+@njit(cache=True, nogil=True)
+def _roll(rolls: np.ndarray, rng: np.random.Generator) -> int:
+    return rolls[int(rng.random() * rolls.size)]
+
+
+@njit(cache=True, nogil=True)
+def _values(out: np.ndarray, f: np.ndarray, taken: np.ndarray, intact: np.ndarray, x: int, seen: int, c: int,
+            own: int) -> np.ndarray:
+    """Fighter ``x``'s features: damage taken (own, the opponent's), the order as it sees it, the defensive rounds,
+    the objects, its own attack this round (``OWN_ATTACK``'s codes)."""
+    y = 1 - x
+    out[0], out[1], out[2], out[3] = taken[x], taken[y], seen, c
+    out[4] = 1 if f[x, F_OBJECT_STATE] == 1 and intact[x] else 0
+    out[5] = 1 if f[y, F_OBJECT_STATE] == 1 and intact[y] else 0
+    out[6] = own
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _play(p: np.ndarray, tables: np.ndarray, rolls: np.ndarray, rows: np.ndarray, probs: np.ndarray, n: int,
+          rng: np.random.Generator) -> np.ndarray:
+    """n duels with every decision of the game played from the policy tables (missing ones by the book): each
+    round the order, both stances at once, the attacks; a defender hit (not critically) that can block decides
+    block or dodge (with equal initiative once both attack rolls are known).  With a fighter in total defence by
+    its policy the fight ends after ``P_ROUNDS`` defensive rounds (unfinished), as the game does."""
+    out = np.zeros(DUEL_SIZE, dtype=np.int64)
+    low, high, once, shock_rule = p[P_LOW], p[P_HIGH], p[P_ONCE], p[P_SHOCK]
+    finish, finish_attacks, capped, cap = p[P_FINISH], p[P_FINISH_ATTACKS], p[P_TURTLE] >= 0, p[P_ROUNDS]
+    f = p[P_FIGHTER:].reshape(2, F_SIZE)
+    taken = np.zeros(2, dtype=np.int64)
+    down = np.zeros(2, dtype=np.bool_)
+    intact = np.zeros(2, dtype=np.bool_)
+    td = np.zeros(2, dtype=np.int64)
+    code = np.zeros(2, dtype=np.int64)
+    mode = np.zeros(2, dtype=np.int64)
+    vals = np.zeros(7, dtype=np.int64)
+    for _ in range(n):
+        taken[:] = 0
+        down[:] = False
+        intact[:] = True
+        order = _order(p, rng.random()) if once else 0
+        rounds, c, stalled = 0, 0, False
+        while rounds < MAX_ROUNDS:
+            rounds += 1
+            if not once:
+                order = _order(p, rng.random())
+            for x in range(2):
+                seen = order if x == 0 else -order
+                td[x] = _decide(rows, probs, SLOT_STANCE + x, _values(vals, f, taken, intact, x, seen, c, 0),
+                                f[x, F_BOOK_TD], rng)
+            attackers = 2 - td[0] - td[1]
+            for x in range(2):  # the attack rolls: 0 miss, 1 hit, 2 critical (none for a fighter in total defence)
+                r = _roll(rolls, rng)
+                code[x] = -1 if td[x] == 1 else 2 if r == low else 0 if r == high or r > f[x, F_HIT] else 1
+            together = attackers == 2 and order == 0
+            for y in range(2):  # with equal initiative both defenders decide once both rolls are known
+                x = 1 - y
+                mode[y] = 0
+                if together and code[x] == 1 and f[y, F_CAN_BLOCK] == 1 and (f[y, F_OBJECT_STATE] == 0 or intact[y]):
+                    mode[y] = _decide(rows, probs, SLOT_BLOCK + y, _values(vals, f, taken, intact, y, 0, c,
+                                                                           2 + code[y]), f[y, F_BOOK_BLOCK], rng)
+            lead = 0 if order >= 0 else 1
+            dealt0, dealt1 = 0, 0
+            for step in range(2):
+                x = lead if step == 0 else 1 - lead
+                y = 1 - x
+                if td[x] == 1 or code[x] <= 0 or (not together and (down[x] or down[y])):
+                    continue
+                if code[x] == 2:
+                    damage = f[x, F_CRIT]
+                else:
+                    if not together and f[y, F_CAN_BLOCK] == 1 and (f[y, F_OBJECT_STATE] == 0 or intact[y]):
+                        own = 0 if td[y] == 1 else (-1 if step == 0 else 1)
+                        seen = 0 if td[y] == 1 and not once else (order if y == 0 else -order)
+                        mode[y] = _decide(rows, probs, SLOT_BLOCK + y, _values(vals, f, taken, intact, y, seen, c, own),
+                                          f[y, F_BOOK_BLOCK], rng)
+                    elif not together:
+                        mode[y] = 0
+                    target = f[y, (F_BLOCK_TD if mode[y] else F_DEF_TD) if td[y] else (F_BLOCK_N if mode[y] else F_DEF_N)]
+                    if _succeeds(_roll(rolls, rng), target, low, high):
+                        if not (mode[y] == 1 and f[y, F_OBJECT_STATE] == 1):  # stopped, unless the object absorbs
+                            continue
+                        t = _roll(rolls, rng)
+                        damage = tables[T_BLOCKED, x, t]
+                        if tables[T_BREAKS, x, t] == 1:
+                            intact[y] = False
+                    else:
+                        damage = tables[T_PLAIN, x, _roll(rolls, rng)]
+                if together:
+                    if y == 1:
+                        dealt1 += damage
+                    else:
+                        dealt0 += damage
+                else:
+                    taken[y] += damage
+                    _struck(f, taken, down, y, damage, shock_rule, rolls, low, high, rng)
+            if together:
+                for y, damage in ((0, dealt0), (1, dealt1)):
+                    if code[1 - y] > 0:
+                        taken[y] += damage
+                        _struck(f, taken, down, y, damage, shock_rule, rolls, low, high, rng)
+            if down[0] or down[1]:
+                break
+            if capped and attackers < 2:
+                c += 1
+                if c >= cap:
+                    stalled = True
+                    break
+        if stalled or not (down[0] or down[1]):
+            _tally(out, MAX_ROUNDS + 1, UP, UP, -1)
+            continue
+        spent = -1
+        if finish and down[0] != down[1]:
+            victim = 0 if down[0] else 1
+            att = 1 - victim
+            spent = 0
+            while taken[victim] < f[victim, F_DYING] and spent < finish_attacks:
+                spent += 1
+                a = _roll(rolls, rng)
+                if a == low:
+                    taken[victim] += f[att, F_CRIT]
+                elif a != high and a <= f[att, F_HIT]:
+                    taken[victim] += tables[T_PLAIN, att, _roll(rolls, rng)]
+        _tally(out, rounds,
+               (DYING if taken[0] >= f[0, F_DYING] else OUT) if down[0] else UP,
+               (DYING if taken[1] >= f[1, F_DYING] else OUT) if down[1] else UP, spent)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _struck(f: np.ndarray, taken: np.ndarray, down: np.ndarray, y: int, damage: int, shock_rule: int,
+            rolls: np.ndarray, low: int, high: int, rng: np.random.Generator) -> None:
+    """Fighter ``y`` took ``damage`` (already added): out past its health, or by the shock stand-in's Body check."""
+    if taken[y] > f[y, F_HEALTH]:
+        down[y] = True
+    elif shock_rule and damage > f[y, F_SHOCK] and not _succeeds(_roll(rolls, rng), f[y, F_BODY], low, high):
+        down[y] = True
+
+
 @njit(cache=True, nogil=True)
 def _check(low: int, high: int, target: int, rolls: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """n checks against a target: successes, naturals low and high, margin histogram."""
@@ -220,11 +426,25 @@ def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter
               options: Options) -> Callable[[int, np.random.Generator], np.ndarray]:
     """The duel kernel bound to a ruleset and two fighters (both models play the same rules); the fighters are
     validated against the ruleset's limits here, as by the exact engine."""
+    params, tables, rolls = _bound(rules, a, b)
+    return lambda n, rng: _duel(params, tables, rolls, n, rng)
+
+
+def policy_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter,
+                policy: Any) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """Duels played by a solved strategy: the policy tables of the pair's decision game
+    (:func:`analysis.engine.decisions.policy_tables`), every decision played from them."""
+    params, tables, rolls = _bound(rules, a, b)
+    rows, probs = pack_policy(policy)
+    return lambda n, rng: _play(params, tables, rolls, rows, probs, n, rng)
+
+
+def _bound(rules: rules_mod.Rules, a: rules_mod.Fighter,
+           b: rules_mod.Fighter) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rules_mod.validate(rules, a, b)
     rules_mod.total_defence_side(a, b)
     params, tables = pack(rules, a, b)
-    rolls = _rolls(rules)
-    return lambda n, rng: _duel(params, tables, rolls, n, rng)
+    return params, tables, _rolls(rules)
 
 
 def duel_extra(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, counts: np.ndarray,
@@ -238,3 +458,281 @@ def duel_extra(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighte
         out["rounds_cap"] = rules.total_defence_rounds
         out.update(_fields("p_still_up", proportion(int(counts[UNFINISHED]), n)))
     return out
+
+
+# ------------------------------------------------------------------ group fights (RULES.md section 7)
+# Per type of fighter: its attack target (and strength), defense targets (dodge, block; its own stance), health,
+# damage at dying, Body, shock value, total defence, attacks per action, target policy, acv (initiative).
+Y_HIT, Y_DEF, Y_BLOCK_DEF, Y_HEALTH, Y_DYING, Y_BODY, Y_SHOCK, Y_TD, Y_ATTACKS, Y_POLICY, Y_ACV = range(11)
+# Per pair of types (attacker, defender): its critical damage, whether the defender blocks it and whether the block
+# absorbs (the object's state kept).
+R_CRIT, R_BLOCKS, R_ABSORB = range(3)
+# Scalars: naturals, initiative once, the shock stand-in, finishing, the cap of defensive rounds, the extra defense
+# penalty.
+(S_LOW, S_HIGH, S_ONCE, S_SHOCK, S_FINISH, S_FINISH_ATTACKS, S_CAPPED, S_CAP, S_PENALTY, S_DUEL) = range(10)
+WEAKEST, RANDOM, STRONGEST, SPREAD = range(4)
+
+
+def pack_group(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
+               side_b: list[rules_mod.Fighter]) -> tuple[np.ndarray, ...]:
+    """The arrays of :func:`_group`: scalars, per-type and per-pair rows, damage tables ``[kind, attacker type,
+    defender type, roll]`` (``T_*``), each slot's type and side (the exact engine's layout: side A's distinct
+    fighters in the order first listed, identical ones together, then side B's) and each listed fighter's type.
+    Every number comes from the exact engine's rules."""
+    from analysis.systems.tristat.groups import layout
+
+    types, slot_type = layout(side_a, side_b)
+    k = len(types)
+    policy = {name: i for i, name in enumerate(rules_mod.TARGETS)}
+    rows = []
+    for f, _, _ in types:
+        health = f.stats(rules)[2]
+        rows.append([rules_mod.attack_target(rules, f), rules_mod.defense_target(rules, f, False),
+                     rules_mod.defense_target(rules, f, True), health, rules_mod.dying_at(rules, health), f.body,
+                     health // rules.shock_divisor, f.stance == "total_defence", 1 + f.extra_attacks,
+                     policy[f.target], f.stats(rules)[0]])
+    pair = np.zeros((k, k, 3), dtype=np.int64)
+    tables = np.zeros((3, k, k, rules.natural_high + 1), dtype=np.int64)
+    for a, (att, side_att, _) in enumerate(types):
+        for d, (dfn, side_dfn, _) in enumerate(types):
+            if side_att == side_dfn:
+                continue
+            pair[a, d] = [rules_mod.hit_damage(rules, att, dfn, None), rules_mod.blocks(att, dfn),
+                          rules_mod.keeps_object(rules, att, dfn)]
+            for t in range(rules.natural_low, rules.natural_high + 1):
+                tables[T_PLAIN, a, d, t] = rules_mod.hit_damage(rules, att, dfn, t)
+                tables[T_BLOCKED, a, d, t] = rules_mod.hit_damage(rules, att, dfn, t, True)
+                tables[T_BREAKS, a, d, t] = rules_mod.object_breaks(rules, att, dfn, t)
+    scalars = np.array([rules.natural_low, rules.natural_high, rules.initiative_once, rules.shock_rule,
+                        rules.after_out == "finish", rules.finish_attacks,
+                        any(f.stance == "total_defence" for f in side_a + side_b), rules.total_defence_rounds,
+                        rules.extra_defense_penalty, 0], dtype=np.int64)
+    side_of = np.array([types[t][1] for t in slot_type], dtype=np.int64)
+    listed = [next(i for i, (g, s, _) in enumerate(types) if g == f and s == side)
+              for side, fighters in enumerate((side_a, side_b)) for f in fighters]
+    return (scalars, np.array(rows, dtype=np.int64), pair, tables, np.asarray(slot_type, dtype=np.int64), side_of,
+            np.array(listed, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _pick(att: int, ty: np.ndarray, slot_type: np.ndarray, side: np.ndarray, taken: np.ndarray, down: np.ndarray,
+          hits: np.ndarray, intact: np.ndarray, init: np.ndarray, rng: np.random.Generator) -> int:
+    """The enemy ``att`` attacks (its policy; ties as the exact engine's: least Health left, the kind of fighter
+    listed first, its object intact, the one acting first this round, the first slot); -1 when none."""
+    policy = ty[slot_type[att], Y_POLICY]
+    best, count = -1, 0
+    b0, b1, b2, b3, b4 = 0, 0, 0, 0, 0
+    for e in range(taken.size):
+        if side[e] == side[att] or down[e]:
+            continue
+        count += 1
+        if policy == RANDOM:
+            continue
+        left = ty[slot_type[e], Y_HEALTH] - taken[e]
+        k0 = left if policy == WEAKEST else -ty[slot_type[e], Y_HIT] if policy == STRONGEST else hits[e]
+        k1 = 0 if policy == WEAKEST else left
+        k2, k3, k4 = slot_type[e], 0 if intact[e] else 1, -init[e]
+        if best < 0 or (k0, k1, k2, k3, k4) < (b0, b1, b2, b3, b4):
+            best, b0, b1, b2, b3, b4 = e, k0, k1, k2, k3, k4
+    if policy == RANDOM and count > 0:
+        pick = int(rng.random() * count)
+        for e in range(taken.size):
+            if side[e] != side[att] and not down[e]:
+                if pick == 0:
+                    return e
+                pick -= 1
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _group(sc: np.ndarray, ty: np.ndarray, pair: np.ndarray, tables: np.ndarray, slot_type: np.ndarray,
+           side: np.ndarray, listed: np.ndarray, lay: np.ndarray, rolls: np.ndarray, n: int,
+           rng: np.random.Generator) -> np.ndarray:
+    """n group fights, counted as :mod:`sims.groups` lays them out (``sc[S_DUEL]``: one against one, counted as a
+    duel, :mod:`sims.results`).  Each round every able fighter rolls initiative (2dX + acv; once for the fight
+    under ``S_ONCE``); moments in descending initiative, ties together; in a moment, waves of the w-th attacks,
+    targets picked from the wave's start and damage landing together; each defense roll after the first in a
+    round at a cumulative penalty."""
+    m = slot_type.size
+    low, high, once, shock_rule, penalty = sc[S_LOW], sc[S_HIGH], sc[S_ONCE], sc[S_SHOCK], sc[S_PENALTY]
+    out = np.zeros(DUEL_SIZE if sc[S_DUEL] else lay[5] + MAX_ROUNDS + 1, dtype=np.int64)
+    taken = np.zeros(m, dtype=np.int64)
+    down = np.zeros(m, dtype=np.bool_)
+    intact = np.zeros(m, dtype=np.bool_)
+    init = np.zeros(m, dtype=np.int64)
+    acted = np.zeros(m, dtype=np.bool_)
+    mover = np.zeros(m, dtype=np.bool_)
+    defs = np.zeros(m, dtype=np.int64)
+    hits = np.zeros(m, dtype=np.int64)
+    dmg = np.zeros(m, dtype=np.int64)
+    brk = np.zeros(m, dtype=np.bool_)
+    knk = np.zeros(m, dtype=np.bool_)
+    was = np.zeros(m, dtype=np.bool_)
+    levels = np.zeros(m, dtype=np.int64)
+    rows = np.zeros(listed.size, dtype=np.int64)
+    for _ in range(n):
+        taken[:] = 0
+        down[:] = False
+        intact[:] = True
+        if once:
+            for e in range(m):
+                init[e] = _roll(rolls, rng) + ty[slot_type[e], Y_ACV]
+        rounds, c, over = 0, 0, False
+        while not over:
+            if rounds >= MAX_ROUNDS:
+                break
+            rounds += 1
+            defensive = False
+            for s in range(2):
+                members, attackers = 0, 0
+                for e in range(m):
+                    if side[e] == s and not down[e]:
+                        members += 1
+                        attackers += 1 - ty[slot_type[e], Y_TD]
+                defensive = defensive or (members > 0 and attackers == 0)
+            for e in range(m):
+                if not once:
+                    init[e] = _roll(rolls, rng) + ty[slot_type[e], Y_ACV]
+                acted[e] = down[e]
+                defs[e] = 0
+                hits[e] = 0
+            while not over:
+                top = -1
+                for e in range(m):
+                    if not acted[e] and (top < 0 or init[e] > init[top]):
+                        top = e
+                if top < 0:
+                    break
+                waves = 0
+                for e in range(m):
+                    mover[e] = not acted[e] and init[e] == init[top] and not down[e]
+                    if not acted[e] and init[e] == init[top]:
+                        acted[e] = True
+                    if mover[e] and ty[slot_type[e], Y_TD] == 0:
+                        waves = max(waves, ty[slot_type[e], Y_ATTACKS])
+                for w in range(waves):
+                    for e in range(m):
+                        dmg[e], brk[e], knk[e], was[e] = 0, False, False, down[e]
+                    for a in range(m):
+                        t_a = slot_type[a]
+                        if not mover[a] or was[a] or ty[t_a, Y_TD] == 1 or ty[t_a, Y_ATTACKS] <= w:
+                            continue
+                        e = _pick(a, ty, slot_type, side, taken, was, hits, intact, init, rng)
+                        if e < 0:
+                            continue
+                        hits[e] += 1
+                        t_e = slot_type[e]
+                        r = _roll(rolls, rng)
+                        if r == low:
+                            damage = pair[t_a, t_e, R_CRIT]
+                        elif r == high or r > ty[t_a, Y_HIT]:
+                            continue
+                        else:
+                            blocking = pair[t_a, t_e, R_BLOCKS] == 1 and intact[e]
+                            target = ty[t_e, Y_BLOCK_DEF if blocking else Y_DEF] - penalty * defs[e]
+                            defs[e] += 1
+                            if _succeeds(_roll(rolls, rng), target, low, high):
+                                if not (blocking and pair[t_a, t_e, R_ABSORB] == 1):
+                                    continue
+                                g = _roll(rolls, rng)
+                                damage = tables[T_BLOCKED, t_a, t_e, g]
+                                brk[e] = brk[e] or tables[T_BREAKS, t_a, t_e, g] == 1
+                            else:
+                                damage = tables[T_PLAIN, t_a, t_e, _roll(rolls, rng)]
+                        dmg[e] += damage
+                        if shock_rule and damage > ty[t_e, Y_SHOCK] and not _succeeds(_roll(rolls, rng),
+                                                                                       ty[t_e, Y_BODY], low, high):
+                            knk[e] = True
+                    for e in range(m):
+                        if was[e]:
+                            continue
+                        taken[e] += dmg[e]
+                        if brk[e]:
+                            intact[e] = False
+                        if taken[e] > ty[slot_type[e], Y_HEALTH] or knk[e]:
+                            down[e] = True
+                    able_a, able_b = 0, 0
+                    for e in range(m):
+                        if not down[e]:
+                            if side[e] == 0:
+                                able_a += 1
+                            else:
+                                able_b += 1
+                    if able_a == 0 or able_b == 0:
+                        over = True
+                        break
+            if not over and sc[S_CAPPED] and defensive:
+                c += 1
+                if c >= sc[S_CAP]:
+                    break
+        spent = -1
+        up_a, up_b = False, False
+        for e in range(m):
+            if not down[e]:
+                up_a = up_a or side[e] == 0
+                up_b = up_b or side[e] == 1
+        if over and sc[S_FINISH] and up_a != up_b:
+            winner = 0 if up_a else 1
+            hitter = -1
+            for e in range(m):
+                if hitter < 0 and side[e] == winner and not down[e]:
+                    hitter = e
+            spent = 0
+            for e in range(m):
+                if side[e] == winner:
+                    continue
+                t_a, t_e = slot_type[hitter], slot_type[e]
+                k = 0
+                while taken[e] < ty[t_e, Y_DYING] and k < sc[S_FINISH_ATTACKS]:
+                    k += 1
+                    r = _roll(rolls, rng)
+                    if r == low:
+                        taken[e] += pair[t_a, t_e, R_CRIT]
+                    elif r != high and r <= ty[t_a, Y_HIT]:
+                        taken[e] += tables[T_PLAIN, t_a, t_e, _roll(rolls, rng)]
+                spent += k
+        for e in range(m):
+            levels[e] = (DYING if taken[e] >= ty[slot_type[e], Y_DYING] else OUT) if down[e] else UP
+        if not over:
+            rounds = MAX_ROUNDS + 1
+        if sc[S_DUEL]:
+            if rounds > MAX_ROUNDS:
+                _tally(out, MAX_ROUNDS + 1, UP, UP, -1)
+            else:
+                _tally(out, rounds, levels[0], levels[1], spent)
+            continue
+        _listed_levels(rows, levels, slot_type, listed)
+        _tally_group(out, lay, rounds, rows)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _listed_levels(rows: np.ndarray, levels: np.ndarray, slot_type: np.ndarray, listed: np.ndarray) -> None:
+    """Each listed fighter's level: identical fighters (one type) get their type's levels worst first."""
+    for k in range(rows.size):
+        rank = 0
+        for j in range(k):
+            rank += listed[j] == listed[k]
+        for e in range(levels.size):  # the rank-th largest level among the slots of this type
+            if slot_type[e] != listed[k]:
+                continue
+            above, ties_before = 0, 0
+            for f in range(levels.size):
+                if slot_type[f] == listed[k]:
+                    above += levels[f] > levels[e]
+                    ties_before += levels[f] == levels[e] and f < e
+            if above + ties_before == rank:
+                rows[k] = levels[e]
+
+
+def group_call(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
+               side_b: list[rules_mod.Fighter]) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """The group kernel bound to a ruleset and two sides (lists of fighters), counted as :mod:`sims.groups` lays
+    them out; the fighters are validated as by the exact engine."""
+    from analysis.systems.tristat.groups import check_sides
+
+    check_sides(rules, side_a, side_b)
+    sc, ty, pair, tables, slot_type, side, listed = pack_group(rules, side_a, side_b)
+    lay = layout(len(side_a), len(side_b)).packed()
+    rolls = _rolls(rules)
+    return lambda n, rng: _group(sc, ty, pair, tables, slot_type, side, listed, lay, rolls, n, rng)

@@ -622,7 +622,7 @@ def test_every_constant_is_echoed_with_its_book_value():
     assert {"health_per_point", "dcv_offset", "shock_divisor", "block_bonus", "total_defence_bonus",
             "block_break_multiple", "extra_defense_penalty", "dying_percent", "damage_bands"} <= set(constants)
     policies = {i.name for i in tristat.Fighter.describe() if i.kind == "policy"}
-    assert policies == {"block", "stance"}
+    assert policies == {"block", "stance", "target"}
 
 
 # -------------------------------------------------------------------- CLI

@@ -138,6 +138,22 @@ def test_matching_pennies_and_a_game_with_a_saddle_point():
     assert sol.a_strategy.tolist() == [1.0, 0.0] and sol.b_strategy.tolist() == [1.0, 0.0]
 
 
+def test_a_loop_that_rarely_ends_is_solved_in_few_sweeps_to_its_exact_value():
+    """Two states taking turns in a loop kept with 0.999 a round: A's cautious option loops (its value is the ratio of
+    what ends, 0.2 and -0.25 for B's two answers), the rash one ends at once; the value by the closed form, a matrix
+    game over the loop's limits written here, and in far fewer sweeps than the 30,000 a plain sweep needs."""
+    ends = {"win": 2, "lose": 3}
+    # state 0: A picks cautious (loop to 1) or rash; state 1: B picks how the loop ends
+    options = [[[(0.999, 1), (0.0006, ends["win"]), (0.0004, ends["lose"])], [(0.3, ends["win"]), (0.7, ends["lose"])]],
+               [[(1.0, 0)], [(0.9995, 0), (0.0005, ends["lose"])]], [], []]
+    g = Game.build(options, [2, 1, 0, 0], [1, 2, 0, 0], [0.0, 0.0, 1.0, -1.0], round_start=[True, False, False, False])
+    sol = solve(g)
+    # B's first answer: (0.0006 - 0.0004) / 0.001 = 0.2; its second: (0.0006 - 0.0004 - 0.999 * 0.0005) / (1 - 0.999 * 0.9995)
+    second = (0.0006 - 0.0004 - 0.999 * 0.0005) / (1 - 0.999 * 0.9995)
+    assert sol.values[0] == pytest.approx(max(min(0.2, second), 0.3 - 0.7), abs=1e-12)
+    assert sol.sweeps < 500 and sol.residual <= 1e-13
+
+
 def test_a_three_by_three_mixed_equilibrium_is_found_exactly():
     """Rock-paper-scissors with payoffs scaled: the value from LP, the strategy a best response must meet."""
     m = np.array([[0.0, -1.0, 2.0], [1.0, 0.0, -1.0], [-2.0, 1.0, 0.0]]) / 4

@@ -269,6 +269,25 @@ def _refuse(what: str, need: float, states: int, limit: float, option: str, inst
                            f"{instead}")
 
 
+def check_states(system: System, states: int, what: str, limit_gb: float | None = None,
+                 option: str = f"{MEMORY_ENV}=GB") -> None:
+    """Refuse, before it starts, an exact computation of ``states`` (in the unit of ``System.duel_states``: a
+    decision game's ``tactics_states``, a group fight's ``group_states``) whose estimated peak memory is past the
+    ceiling; ``what`` names it in the message.
+
+    >>> from analysis.systems import get_system
+    >>> check_states(get_system("tristat"), 10**9, "tristat decision game", limit_gb=1.0)
+    Traceback (most recent call last):
+    ...
+    analysis.base.params.DicelabError: tristat decision game too large: about 1.5e+03 GB (1,000,000,000 states); allowed: at most 1 GB; DICELAB_MAX_MEMORY=1491 allows it, or the Monte Carlo `sim` runs it in flat memory
+    """
+    need, limit = duel_cost(system, states, "bytes"), max_memory(limit_gb)
+    if need > limit:
+        raise DicelabError(f"{what} too large: about {need / GB:.2g} GB ({states:,} states); allowed: at most "
+                           f"{limit / GB:g} GB; {option.replace('GB', f'{math.ceil(need / GB)}')} allows it, "
+                           "or the Monte Carlo `sim` runs it in flat memory")
+
+
 def duels_seconds(system: System, jobs: Iterable[tuple[Any, Any, Any]]) -> float:
     """The estimated one-process time of exact duels ``(rules, a, b)``."""
     return sum(duel_cost(system, duel_states(system, *job), "seconds") for job in jobs)

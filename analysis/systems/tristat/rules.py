@@ -1,42 +1,30 @@
-"""Tri-Stat dX (seed ``000_b535f6ff666a0665.txt``): rules and exact math.
+"""Tri-Stat dX rules (seed ``000_b535f6ff666a0665.txt``, RULES.md section 1): the ruleset, checks, the fighter,
+one attack's outcomes and a fighter's condition track.
 
 Roll-under 2dX: success iff ``2dX <= target``; natural 2 always succeeds (a
 critical), natural 2X always fails.  Margin = ``target - roll``.  Combat: an
-attack check, the defender's dodge or block (RULES.md section 1), damage from
-the table plus the attacker's acv; Health < 0 is out, Health <= -max is dying.
-Every number of section 1 is a ruleset constant (``critical_multiplier`` ...).
+attack check, the defender's dodge or block, damage from the table plus the
+attacker's acv; Health < 0 is out, Health <= -max is dying.  Every number of
+section 1 is a ruleset constant (``critical_multiplier`` ...).
 
->>> r = SYSTEM.check(Rules(), CheckArgs(target=7))
+>>> r = check(Rules(), CheckArgs(target=7))
 >>> round(r.p_success, 6), r.p_critical == 1 / 36
 (0.583333, True)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterator, Mapping, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 import numpy as np
 
-from analysis.base.lazy import sp
-from analysis.base.params import Bool, Choice, DicelabError, Faces, FighterBase, Int, ParamError, Validated, param
+from analysis.base.params import Bool, Choice, Faces, FighterBase, Int, ParamError, Validated, param
 from analysis.engine import markov
-from analysis.engine.assumptions import FIGHTS, Assumption, When, positive
-from analysis.engine.combat import (
-    FINISH_ATTACKS,
-    Branch,
-    DuelResult,
-    DuelRules,
-    ExchangeResult,
-    Resolution,
-    describe_fighter,
-    summarize,
-)
+from analysis.engine.combat import Branch, DuelRules
 from analysis.engine.dist import Dist
-from analysis.engine.registry import register
 from analysis.engine.results import CheckResult, OpposedResult, Outcomes
-from analysis.engine.system import System
 
 DICE = (4, 6, 8, 10, 12, 20)
 HEROISM = {4: "subhuman", 6: "human", 8: "post-human", 10: "superhuman", 12: "inhuman", 20: "godlike"}
@@ -48,6 +36,9 @@ MAX_HEALTH = 300
 HEALTH_PER_POINT = 5
 """The book's health per point of Body and Soul («Здоровье: (Тело + Дух) х 5»)."""
 STANCES = ("normal", "total_defence")
+TARGETS = ("weakest", "random", "strongest", "spread")
+"""Whom a fighter attacks in a group fight (RULES.md section 7): the able enemy with the least Health left, one at
+random, the one with the highest attack, or the one attacked least this round."""
 
 
 @dataclass(frozen=True)
@@ -255,6 +246,11 @@ class Fighter(FighterBase):
     block: bool = param(False, Bool(), "blocks with an object (+2 to defense) instead of dodging", kind="policy")
     stance: str = param("normal", Choice(STANCES), "total_defence: never attacks, +2 to every defense check",
                         kind="policy")
+    extra_attacks: int = param(0, Int(0, 4), "the Attribute «Дополнительные Атаки»: attacks in each action beyond "
+                               "the first")
+    target: str = param("weakest", Choice(TARGETS), "in a group fight, whom it attacks: the able enemy with the least "
+                        "Health left (weakest), one at random, the highest attack (strongest), or the one attacked "
+                        "least this round (spread)", kind="policy")
 
     def check(self) -> None:
         derived = (self.body + self.soul) * HEALTH_PER_POINT
@@ -407,6 +403,13 @@ def blocks(att: Fighter, dfn: Fighter) -> bool:
     return dfn.block and (att.weapon_range == "melee" or dfn.block_ranged)
 
 
+def can_block(att: Fighter, dfn: Fighter) -> bool:
+    """Whether ``dfn`` has an object to block ``att``'s attacks with (``block = true``, or its armour given) and
+    those attacks can be blocked (melee, or the Combat Technique): where blocking is a decision (RULES.md
+    section 8)."""
+    return (dfn.block or dfn.block_armor > 0) and (att.weapon_range == "melee" or dfn.block_ranged)
+
+
 def keeps_object(rules: Rules, att: Fighter, dfn: Fighter) -> bool:
     """Whether the state of ``dfn``'s blocking object matters (absorbing blocks against ``att``)."""
     return blocks(att, dfn) and rules.block_rule == "absorb"
@@ -422,10 +425,14 @@ def attack_target(rules: Rules, att: Fighter) -> int:
     return att.stats(rules)[0] + att.attack_bonus + rules.specialisation_bonus * att.attack_specialty
 
 
-def defense_target(rules: Rules, dfn: Fighter, blocking: bool) -> int:
-    """dcv + defense skill (+ specialisation) (+ total defence) (+ the block bonus)."""
+def defense_target(rules: Rules, dfn: Fighter, blocking: bool, stance: str | None = None, defenses: int = 0) -> int:
+    """dcv + defense skill (+ specialisation) (+ total defence) (+ the block bonus), less
+    ``extra_defense_penalty`` for each of the ``defenses`` defense rolls already made this round; ``stance``:
+    the stance in force (default the fighter's own)."""
+    stance = dfn.stance if stance is None else stance
     return (dfn.stats(rules)[1] + dfn.defense_bonus + rules.specialisation_bonus * dfn.defense_specialty
-            + rules.total_defence_bonus * (dfn.stance == "total_defence") + rules.block_bonus * blocking)
+            + rules.total_defence_bonus * (stance == "total_defence") + rules.block_bonus * blocking
+            - rules.extra_defense_penalty * defenses)
 
 
 class Outcome(NamedTuple):
@@ -439,10 +446,12 @@ class Outcome(NamedTuple):
     breaks: bool = False
 
 
-@lru_cache(maxsize=1024)
-def attack_outcomes(rules: Rules, att: Fighter, dfn: Fighter, defense: str) -> tuple[Outcome, ...]:
+@lru_cache(maxsize=4096)
+def attack_outcomes(rules: Rules, att: Fighter, dfn: Fighter, defense: str, stance: str | None = None,
+                    defenses: int = 0) -> tuple[Outcome, ...]:
     """Every way one attack goes; ``defense`` is ``helpless`` (no defense roll), ``plain`` (dodge or parry:
-    success stops the hit) or ``block`` (the block bonus; ``absorb``: success takes the object's armour off)."""
+    success stops the hit) or ``block`` (the block bonus; ``absorb``: success takes the object's armour off);
+    ``stance`` and ``defenses`` as in :func:`defense_target`."""
     r = rules_roll(rules)
     v = r.support
     lo = rules.natural_low
@@ -450,7 +459,8 @@ def attack_outcomes(rules: Rules, att: Fighter, dfn: Fighter, defense: str) -> t
     attack_ok = r.prob(succeeds(v, attack_target(rules, att), rules) & (v != lo))
     out = [Outcome(1.0 - crit - attack_ok, "miss", 0), Outcome(crit, "hit", hit_damage(rules, att, dfn, None), True)]
     blocking = defense == "block"
-    defended = 0.0 if defense == "helpless" else r.prob(succeeds(v, defense_target(rules, dfn, blocking), rules))
+    defended = 0.0 if defense == "helpless" else r.prob(
+        succeeds(v, defense_target(rules, dfn, blocking, stance, defenses), rules))
     absorbing = blocking and rules.block_rule == "absorb"
     if not absorbing:
         out.append(Outcome(attack_ok * defended, "defended", 0))
@@ -464,12 +474,14 @@ def attack_outcomes(rules: Rules, att: Fighter, dfn: Fighter, defense: str) -> t
 
 # ------------------------------------------------------------------ condition tracks
 @lru_cache(maxsize=256)
-def track(rules: Rules, f: Fighter, opponent: Fighter) -> markov.Track:
-    """``f``'s conditions against ``opponent``: up ``(taken, object)`` for damage taken 0..health (``object``:
-    True/False while an absorbing block's object matters, else None), then ``("out", taken)`` (health < 0, or
-    knocked out by the shock stand-in) down to dying, kept so that finishing can continue, then ``"dying"``."""
+def track(rules: Rules, f: Fighter, *opponents: Fighter, decide: bool = False) -> markov.Track:
+    """``f``'s conditions against ``opponents``: up ``(taken, object)`` for damage taken 0..health (``object``:
+    True/False while an absorbing block's object matters against one of them, else None), then ``("out",
+    taken)`` (health < 0, or knocked out by the shock stand-in) down to dying, kept so that finishing can
+    continue, then ``"dying"``.  ``decide``: blocking is a decision (:func:`can_block`), not the policy."""
     health = f.stats(rules)[2]
-    objects = (True, False) if keeps_object(rules, opponent, f) else (None,)
+    usable = can_block if decide else blocks
+    objects = (True, False) if rules.block_rule == "absorb" and any(usable(o, f) for o in opponents) else (None,)
     up = [(t, o) for t in range(health + 1) for o in objects]
     out = [("out", t) for t in range(0 if rules.shock_rule else health + 1, dying_at(rules, health))]
     labels = tuple(up + out + ["dying"])
@@ -491,13 +503,12 @@ def condition_label(label: Any) -> str:
     return f"damage taken {taken}" + ("" if obj is None else ", object intact" if obj else ", object broken")
 
 
-def _after(rules: Rules, dfn: Fighter, label: Any, o: Outcome, shocked: bool) -> Any:
-    """The defender's next condition after one outcome."""
-    health = dfn.stats(rules)[2]
+def _after(label: Any, o: Outcome, shocked: bool, health: int, dying: int) -> Any:
+    """The next condition of a defender of ``health`` (dying at ``dying`` damage taken) after one outcome."""
     up = label[0] != "out"
     taken = label[0] if up else label[1]
     total = taken + o.damage
-    if total >= dying_at(rules, health):
+    if total >= dying:
         return "dying"
     if not up or total > health or shocked:
         return ("out", total)
@@ -512,20 +523,32 @@ def _defense(rules: Rules, att: Fighter, dfn: Fighter, label: Any) -> str:
     return "block"
 
 
-def branches(rules: Rules, att: Fighter, dfn: Fighter, label: Any) -> list[Branch]:
-    """Every way one attack on a defender in condition ``label`` can go (out: helpless, no shock check)."""
-    t = track(rules, dfn, att)
+def branches(rules: Rules, att: Fighter, dfn: Fighter, label: Any, t: markov.Track | None = None,
+             outcomes: tuple[Outcome, ...] | None = None) -> list[Branch]:
+    """Every way one attack on a defender in condition ``label`` can go (out: helpless, no shock check), as
+    conditions of its track ``t`` (default: against ``att`` alone); ``outcomes``: the attack's outcomes (default:
+    the defender's policy, :func:`attack_outcomes`)."""
+    t = track(rules, dfn, att) if t is None else t
     defense = _defense(rules, att, dfn, label)
-    shock = dfn.stats(rules)[2] // rules.shock_divisor
-    body_fails = 1.0 - rules_roll(rules).prob(lambda v: succeeds(v, dfn.body, rules))
+    health = dfn.stats(rules)[2]
+    dying = dying_at(rules, health)
+    shocks = rules.shock_rule and defense != "helpless"
+    body_fails = _body_fails(rules, dfn.body) if shocks else 0.0
     out = []
-    for o in attack_outcomes(rules, att, dfn, defense):
+    for o in attack_outcomes(rules, att, dfn, defense) if outcomes is None else outcomes:
         p = o.p
-        if rules.shock_rule and defense != "helpless" and o.damage > shock:
-            out.append(Branch(p * body_fails, o.kind, o.damage, t.index[_after(rules, dfn, label, o, True)], o.critical))
+        if shocks and o.damage > health // rules.shock_divisor:
+            out.append(Branch(p * body_fails, o.kind, o.damage, t.index[_after(label, o, True, health, dying)],
+                              o.critical))
             p *= 1 - body_fails
-        out.append(Branch(p, o.kind, o.damage, t.index[_after(rules, dfn, label, o, False)], o.critical))
+        out.append(Branch(p, o.kind, o.damage, t.index[_after(label, o, False, health, dying)], o.critical))
     return [b for b in out if b.p > 0]
+
+
+@lru_cache(maxsize=256)
+def _body_fails(rules: Rules, body: int) -> float:
+    """P(the shock stand-in's Body check fails)."""
+    return 1.0 - rules_roll(rules).prob(lambda v: succeeds(v, body, rules))
 
 
 def _kernel(rules: Rules, att: Fighter, dfn: Fighter, helpless: bool) -> Any:
@@ -536,214 +559,3 @@ def _kernel(rules: Rules, att: Fighter, dfn: Fighter, helpless: bool) -> Any:
         return ((b.p, b.condition) for b in branches(rules, att, dfn, t.labels[i]))
 
     return markov.helpless_kernel(t, rows, rules.lethal_at) if helpless else markov.kernel(t, rows)
-
-
-# ------------------------------------------------------------------ exchange and duel
-def _no_attack(att: Fighter) -> None:
-    if att.stance == "total_defence":
-        raise ParamError("stance", "total_defence", "normal for an attacker (a fighter in total defence never "
-                         "attacks)", f"tristat fighter {att.name!r}")
-
-
-def exchange(rules: Rules, att: Fighter, dfn: Fighter) -> ExchangeResult:
-    """One attack of ``att`` on an unhurt ``dfn``, exactly; ``p_blocked`` counts absorbing blocks (kind ``hit``:
-    damage still rolled) and ``p_object_breaks`` the ones that destroy the object."""
-    warned = warnings(rules, att, dfn)
-    _no_attack(att)
-    t = track(rules, dfn, att)
-    label = t.labels[0]
-    notes = ["shock_rule is the lab's stand-in for the seed's optional Shock rule"] if rules.shock_rule else []
-    outs = attack_outcomes(rules, att, dfn, _defense(rules, att, dfn, label))
-    if keeps_object(rules, att, dfn):
-        notes.append("block_rule=absorb: a successful block is a hit less the object's armour (p_blocked)")
-    res = summarize("tristat", rules, att, dfn, branches(rules, att, dfn, label), t, condition_label, notes)
-    return replace(res, extra={"p_blocked": sum(o.p for o in outs if o.blocked),
-                               "p_object_breaks": sum(o.p for o in outs if o.breaks), "warnings": warned})
-
-
-def initiative(rules: Rules, a: Fighter, b: Fighter) -> tuple[float, float, float]:
-    """(P(A acts first), P(simultaneous), P(B first)) from 2dX + acv each."""
-    r = rules_roll(rules)
-    ia, ib = r + a.stats(rules)[0], r + b.stats(rules)[0]
-    win, tie, lose, _ = Outcomes(ia.p, ia.support, ia.support).against(Outcomes(ib.p, ib.support, ib.support))
-    return win, tie, lose
-
-
-def total_defence_side(a: Fighter, b: Fighter) -> str | None:
-    """``"a"`` or ``"b"``: the fighter in total defence (``None``: neither); both is rejected."""
-    sides = [side for side, f in (("a", a), ("b", b)) if f.stance == "total_defence"]
-    if len(sides) == 2:
-        raise DicelabError("stance = 'total_defence' for both fighters is not allowed; allowed: at most one in "
-                           "total defence (neither would ever attack)")
-    return sides[0] if sides else None
-
-
-INERT = ("; inert one-on-one: both attack every round and the order only decides the round someone goes out, "
-         "so the duel equals rolling every round")
-
-
-def duel(rules: Rules, a: Fighter, b: Fighter) -> DuelResult:
-    """Initiative each round (2dX + acv; equal: simultaneous), one attack each, until someone is out; with one
-    fighter in total defence, the other attacks once a round until it is out or ``total_defence_rounds`` pass.
-    ``after_out = "finish"`` then plays the winner's attacks on the helpless loser (no defense roll)."""
-    warned = warnings(rules, a, b)
-    ta, tb = track(rules, a, b), track(rules, b, a)
-    turtle = total_defence_side(a, b)
-    extra: dict[str, Any] = {}
-    if turtle:
-        solution = _hold(rules, a, b, ta, tb, turtle)
-        order = (f"{turtle.upper()} in total defence never attacks; {'B' if turtle == 'a' else 'A'} attacks once a "
-                 f"round until {turtle.upper()} is out, or the fight ends at the {rules.total_defence_rounds}-round "
-                 f"cap (total_defence_rounds = {rules.total_defence_rounds}) with {turtle.upper()} still up "
-                 "(p_still_up; p_stalemate counts the same fights)")
-        extra = {"total_defence": turtle, "p_still_up": solution.p_stalemate, "rounds_cap": rules.total_defence_rounds}
-    else:
-        on_b = {0: _kernel(rules, a, b, False)}
-        on_a = {0: _kernel(rules, b, a, False)}
-        a_hits, b_hits = markov.attack(ta, tb, on_b, "a"), markov.attack(ta, tb, on_a, "b")
-        orders = [(a_hits @ b_hits), markov.simultaneous(ta, tb, on_a, on_b), (b_hits @ a_hits)]
-        weights = initiative(rules, a, b)
-        if rules.initiative_once:
-            solution = markov.mix_solutions([(w, markov.solve(m, ta, tb, (0, 0))) for w, m in zip(weights, orders)],
-                                            ta, tb)
-            order = "initiative rolled once per fight (2dX + acv); equal: simultaneous" + INERT
-        else:
-            solution = markov.solve(markov.mixture(list(zip(weights, orders))), ta, tb, (0, 0))
-            order = "initiative every round (2dX + acv); equal initiative: simultaneous attacks"
-    if rules.after_out == "finish":
-        solution = markov.finish(solution, ta, tb, {0: _kernel(rules, b, a, True)}, {0: _kernel(rules, a, b, True)},
-                                 rules.lethal_at, rules.finish_attacks)
-        order += "; after out the winner attacks the helpless loser (no defense roll; natural 2X still misses)"
-    return DuelResult("tristat", rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules), order,
-                      solution, extra={**extra, "warnings": warned})
-
-
-def _hold(rules: Rules, a: Fighter, b: Fighter, ta: markov.Track, tb: markov.Track, turtle: str) -> markov.Solution:
-    """The duel against a fighter in total defence: the chain over (its up condition, rounds played); after
-    ``total_defence_rounds`` rounds the fighters still up are a stalemate (``p_still_up``)."""
-    att, dfn, t = (b, a, ta) if turtle == "a" else (a, b, tb)
-    k = _kernel(rules, att, dfn, False).tocsr()
-    up = np.flatnonzero(t.up)
-    down = np.flatnonzero(~t.up)
-    cap = rules.total_defence_rounds
-    n = up.size
-    ku, kd = k[up][:, up], k[up][:, down]
-    shift = sp.diags(np.ones(cap), 1, shape=(cap + 1, cap + 1))
-    q = sp.kron(shift, ku, format="csr")
-    r = sp.kron(sp.csr_matrix(np.r_[np.ones(cap), 0.0][:, None]), kd, format="csr")
-    x0 = np.zeros((cap + 1) * n)
-    x0[0] = 1.0
-    ends = np.array([(0, j) if turtle == "b" else (j, 0) for j in down.tolist()])
-    return markov.solve_chain(q, r, x0, ends, ta, tb, states=(cap + 1) * n + down.size)
-
-
-def duel_states(rules: Rules, a: Fighter, b: Fighter) -> int:
-    """An upper estimate of the exact chain's states, without building it: the product of the two tracks (three
-    chains under ``initiative_once``), or the defender's up conditions times the rounds, against total defence."""
-    ta, tb = track(rules, a, b), track(rules, b, a)
-    for f, t in ((a, ta), (b, tb)):
-        if f.stance == "total_defence":
-            return int(t.up.sum()) * (rules.total_defence_rounds + 1) + len(t)
-    return len(ta) * len(tb) * (3 if rules.initiative_once else 1)
-
-
-# ------------------------------------------------------------------ one exchange with the dice given
-def resolve(rules: Rules, att: Fighter, dfn: Fighter, rolls: Mapping[str, int]) -> Resolution:
-    """One attack with the dice given: ``attack``, ``defense``, ``damage`` and ``body`` (shock) 2dX totals."""
-    warned = warnings(rules, att, dfn)
-    _no_attack(att)
-    acv = att.stats(rules)[0]
-    health = dfn.stats(rules)[2]
-    lo, hi, dx = rules.natural_low, rules.natural_high, f"{rules.dice_count}d{rules.die}"
-    for name, value in rolls.items():
-        if not lo <= value <= hi:
-            raise ParamError(f"rolls.{name}", value, f"a {dx} total in {lo}..{hi}")
-    steps, fields = [], {}
-    a_roll = _need(rolls, "attack")
-    target = attack_target(rules, att)
-    critical = a_roll == lo
-    ok = bool(succeeds(np.array([a_roll]), target, rules)[0])
-    steps.append(f"attack: {dx} = {a_roll} against acv {acv} + skill {target - acv} = {target}: "
-                 + ("natural low, critical hit (defense skipped)" if critical else "hit" if ok else "miss"))
-    hit, damage, blocked, broke = ok, 0, False, False
-    if ok and not critical:
-        d_roll = _need(rolls, "defense")
-        blocking = blocks(att, dfn)
-        d_target = defense_target(rules, dfn, blocking)
-        stopped = bool(succeeds(np.array([d_roll]), d_target, rules)[0])
-        steps.append(f"defense: {dx} = {d_roll} against {d_target} (dcv + skill"
-                     + (" + total defence" if dfn.stance == "total_defence" else "")
-                     + (" + block" if blocking else "") + "): " + ("succeeds" if stopped else "fails"))
-        blocked = stopped and blocking and rules.block_rule == "absorb"
-        hit = not stopped or blocked
-    if hit:
-        dmg_roll = None if critical else _need(rolls, "damage")
-        raw = raw_damage(rules, att, dmg_roll)
-        damage = hit_damage(rules, att, dfn, dmg_roll, blocked)
-        pct = 100 * rules.critical_multiplier if critical else damage_percent(rules, dmg_roll)
-        source = f"critical: {pct}%" if critical else f"damage roll {dx} = {dmg_roll}: {pct}%"
-        steps.append(f"{source} of max ({rules.damage_rounding}, acv_in_max={str(rules.acv_in_max).lower()}) = {raw}"
-                     + (f"; the object's armour {dfn.block_armor} absorbs" if blocked else "")
-                     + f"; armor {dfn.armor}: {damage} damage")
-        if blocked:
-            broke = object_breaks(rules, att, dfn, dmg_roll)
-            steps.append(f"object: {raw} {'>=' if broke else '<'} {rules.block_break_multiple} x armour "
-                         f"{dfn.block_armor}: " + ("destroyed" if broke else "holds"))
-        fields["percent"] = pct
-    shocked = False
-    if hit and rules.shock_rule and damage > health // rules.shock_divisor:
-        b_roll = _need(rolls, "body")
-        shocked = not bool(succeeds(np.array([b_roll]), dfn.body, rules)[0])
-        steps.append(f"shock (lab stand-in): {damage} > shock {health // rules.shock_divisor}; Body check {dx} = "
-                     f"{b_roll} against {dfn.body}: " + ("knocked out" if shocked else "stays up"))
-    start = track(rules, dfn, att).labels[0]
-    after = _after(rules, dfn, start, Outcome(1.0, "hit", damage, critical, blocked, broke), shocked)
-    steps.append(f"health {health} -> {health - damage}" + (f" ({condition_label(after)})" if after == "dying"
-                                                            or after[0] == "out" else ""))
-    fields.update({"critical": critical, "blocked": blocked, "object_breaks": broke, "health_after": health - damage,
-                   "condition": condition_label(after), "warnings": warned})
-    return Resolution("tristat", rules.to_dict(), describe_fighter(att, rules), describe_fighter(dfn, rules),
-                      dict(rolls), steps, hit, damage, damage, fields)
-
-
-def _need(rolls: Mapping[str, int], name: str) -> int:
-    if name not in rolls:
-        raise ParamError("rolls", ",".join(f"{k}={v}" for k, v in rolls.items()) or "(none)",
-                         f"a value for '{name}' (this exchange needs it)")
-    return rolls[name]
-
-
-SYSTEM = register(System(
-    id="tristat",
-    title="Tri-Stat dX",
-    title_ru="Tri-Stat dX",
-    seed="000_b535f6ff666a0665.txt",
-    dice="2dX roll-under, X in " + ", ".join(f"d{d}" for d in DICE),
-    Rules=Rules,
-    CheckArgs=CheckArgs,
-    check=check,
-    opposed=opposed,
-    table_cases=table_cases,
-    value="target",
-    rule_flags=("die",),
-    Fighter=Fighter,
-    exchange=exchange,
-    resolve=resolve,
-    duel=duel,
-    roll_names=("attack", "defense", "damage", "body"),
-    combat_skills=("attack_bonus", "defense_bonus"),
-    levels={"out": "Health < 0: «теряет сознание»", "dying": "Health <= -max Health: «при смерти»", "dead": None},
-    round_seconds=5,
-    duel_states=duel_states,
-    slips=slips,
-    assumptions=(
-        Assumption("armor", "the seed's Armor lowers damage by its level without saying how much: the lab takes armor "
-                   "points off every hit, floor 0", (0, 2, 5, 10), When(FIGHTS, defender={"armor": positive})),
-        Assumption("total_defence_rounds", "nothing ends a fight against total defence: the lab stops after this many "
-                   "rounds (help arrives, the attacker gives up)", (3, 5, 10, 20),
-                   When(("duel",), defender={"stance": "total_defence"})),
-        Assumption("shock_rule", "the seed names Shock without its numbers: the lab's stand-in, a Body check after a "
-                   "hit above the shock value", (False, True), When(FIGHTS, rules={"shock_rule": True})),
-        FINISH_ATTACKS,
-    ),
-))
