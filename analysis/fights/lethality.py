@@ -130,6 +130,7 @@ def _attack_kernel(system_id: str, rules: Any, att: Any, dfn: Any) -> tuple[Any,
     """
     engine = importlib.import_module(f"analysis.systems.{system_id}")
     if system_id == "onesix":
+        engine = importlib.import_module("analysis.systems.onesix.rules")
         return engine.track(rules, dfn), engine.kernels(rules, att, dfn)[0]
     if system_id == "kurs":
         t = engine.side_of(rules, dfn, "b").track
