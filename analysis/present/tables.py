@@ -224,14 +224,22 @@ def pairs(mapping: Any) -> str:
 
 
 def assumed_pairs(assumptions: Any) -> str:
-    """``name=value, ...`` of a result's ``assumptions`` (a fighter's field: each fighter's value).
+    """``name=value, ...`` of a result's ``assumptions``; a fighter's field shows one value when every fighter has
+    it, else each fighter's, roles after them.
 
     >>> assumed_pairs({"no_defense_bonus": {"value": 2}, "armor": {"value": {"a": 0, "b": 3}}})
-    'no_defense_bonus=2, armor (a 0, b 3)'
+    'no_defense_bonus=2, armor=0/3 (a, b)'
+    >>> assumed_pairs({"gear_rating": {"value": {"a": 8, "b": 8}}})
+    'gear_rating=8'
     """
-    return ", ".join(f"{name} ({', '.join(f'{role} {text(v)}' for role, v in entry['value'].items())})"
-                     if isinstance(entry["value"], dict) else f"{name}={text(entry['value'])}"
-                     for name, entry in assumptions.items())
+    def shown(name: str, value: Any) -> str:
+        if not isinstance(value, dict):
+            return f"{name}={text(value)}"
+        if len(set(map(text, value.values()))) == 1:
+            return f"{name}={text(next(iter(value.values())))}"
+        return f"{name}={'/'.join(text(v) for v in value.values())} ({', '.join(value)})"
+
+    return ", ".join(shown(name, entry["value"]) for name, entry in assumptions.items())
 
 
 def assumptions_line(assumptions: Any, indent: str = "  ") -> str:
