@@ -117,10 +117,10 @@ def largest_pairings() -> list[tuple[str, dict, str, str]]:
 
 
 HEAVY = [("onesix", {"armor_wear": True}, f"archetype=veteran_armed,armor={k}", f"archetype=veteran_armed,armor={k}")
-         for k in (1, 3)] + [("kurs", {"luck_tokens": 10}, "trained", "trained")]
-"""The heavy 2K armour-wear duel — one the 1 GB ceiling admits (armor 1) and one it refuses (armor 3: the IN
-economy's chain has thousands of states per block of conditions) — and the largest К.У.Р.С. ruleset (ten luck
-tokens each)."""
+         for k in (3, 8)] + [("kurs", {"luck_tokens": 10}, "trained", "trained")]
+"""The heavy 2K armour-wear duel — one the 1 GB ceiling admits (armor 3: its wear jumps to the end at the first
+hit, so few conditions are reached) and one it refuses (armor 8: wear by 1 per hit through every level, about
+3.3 GB) — and the largest К.У.Р.С. ruleset (ten luck tokens each)."""
 
 
 def duel_row(case: tuple[str, dict, str, str]) -> dict:
@@ -143,7 +143,9 @@ def duels(ns: argparse.Namespace) -> None:
 LADDERS = {
     "tristat": [({"stat_limits": "warn"}, f"health={k},weapon_damage=5", f"health={k},weapon_damage=5")
                 for k in (40, 80, 140, 200, 300)],
-    "onesix": [({"track_length": k}, "trained_armed", "trained_armed") for k in (4, 6, 8, 10)],
+    "onesix": [({"track_length": k}, "trained_armed", "trained_armed") for k in (4, 6, 8, 10, 12)]
+              + [({"armor_wear": True}, f"archetype=veteran_armed,armor={k}", f"archetype=veteran_armed,armor={k}")
+                 for k in (5, 8)],
     "tun": [({}, f"body={k},extra_volume=12,weapon_n=1", f"body={k},extra_volume=12,weapon_n=1") for k in (6, 12, 18, 24)],
     "kurs": [({"luck_tokens": k}, "trained", "trained") for k in (0, 2, 4, 6, 8, 10)],
 }

@@ -61,12 +61,17 @@ def simulate_check(system_id: str, rules: Any, args: Any, n: int, seed: Seed = N
 
 def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed = None, model: str = "full",
                   options: Mapping[str, Any] | Validated | None = None, workers: int | None = None,
-                  progress: Any = None) -> SimDuelResult:
+                  progress: Any = None, policy: Sequence[Any] | None = None) -> SimDuelResult:
     """``n`` simulated duels under the ``full`` rules (or the ``exact`` chain's model); Ctrl-C returns the trials
-    finished so far, marked ``interrupted``."""
+    finished so far, marked ``interrupted``.  ``policy``: the decisions played by a solved strategy instead of the
+    fighters' policies (:func:`analysis.engine.decisions.policy_tables` of the system's decision game; the
+    system's kernels module provides ``policy_call(rules, a, b, tables)``)."""
     module = sim_module(system_id)
     opts = options_for(system_id, model, options)
-    counts, done = _run(module.duel_call(rules, a, b, model, opts), n, seed, workers, progress)
+    if policy is not None and not hasattr(module, "policy_call"):
+        raise DicelabError(f"{system_id}: duels played by a solved strategy are not simulated yet (RULES.md section 8)")
+    call = module.duel_call(rules, a, b, model, opts) if policy is None else module.policy_call(rules, a, b, policy)
+    counts, done = _run(call, n, seed, workers, progress)
     extra = module.duel_extra(rules, a, b, counts, done) if hasattr(module, "duel_extra") else {}
     return SimDuelResult(system_id, model, rules.to_dict(), opts.to_dict(), describe_fighter(a, rules),
                          describe_fighter(b, rules), done, _seed_echo(seed), counts, extra, n_requested=int(n))

@@ -7,9 +7,9 @@ GIL), a few per thread at a time, and their count arrays are added up in chunk
 order as they finish, so memory does not grow with ``n`` and the same seed
 gives the same numbers whatever the number of workers.
 
-Ctrl-C stops at a chunk boundary: :class:`Stopped` carries the counts of the
-first ``k`` chunks, exactly what a run of ``n = k * CHUNK`` trials with the same
-seed gives.
+Ctrl-C, SIGTERM and a cancel (:mod:`analysis.base.interrupt`) stop at a chunk
+boundary: :class:`Stopped` carries the counts of the first ``k`` chunks, exactly
+what a run of ``n = k * CHUNK`` trials with the same seed gives.
 
 Kernel convention (QuantEcon's pattern): ``_kernel(*arrays_and_scalars, n,
 rng) -> int64[:]`` counts, compiled with ``@njit(cache=True, nogil=True)``;
@@ -32,13 +32,12 @@ no validation or printing inside.
 from __future__ import annotations
 
 import signal
-import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from analysis.base.interrupt import Interrupted, deferred, raised
 from analysis.base.params import DicelabError
 from analysis.base.pool import check_workers, cores
 
@@ -53,11 +52,12 @@ Seed = int | np.random.SeedSequence | np.random.Generator | None
 Call = Callable[[int, np.random.Generator], np.ndarray]
 
 
-class Stopped(KeyboardInterrupt):
-    """Ctrl-C during :func:`run_chunks`: ``counts`` of the first chunks, ``n`` trials in them."""
+class Stopped(Interrupted):
+    """Ctrl-C, SIGTERM or a cancel during :func:`run_chunks`: ``counts`` of the first chunks, ``n`` trials in them."""
 
-    def __init__(self, counts: np.ndarray, n: int):
-        super().__init__(f"interrupted after {n:,} trials")
+    def __init__(self, counts: np.ndarray, n: int, signum: int = signal.SIGINT):
+        super().__init__(signum)
+        self.args = (f"interrupted after {n:,} trials",)
         self.counts, self.n = counts, n
 
 
@@ -105,23 +105,6 @@ def _streams(root: np.random.SeedSequence, n: int, chunk: int) -> Iterator[tuple
             yield min(chunk, n - i * chunk), np.random.Generator(np.random.PCG64(child))
 
 
-@contextmanager
-def _ctrl_c() -> Iterator[threading.Event]:
-    """An event set by Ctrl-C instead of a KeyboardInterrupt in the middle of the bookkeeping (main thread only,
-    and only where Ctrl-C still has Python's default handler)."""
-    stop = threading.Event()
-    usable = threading.current_thread() is threading.main_thread() \
-        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    if not usable:
-        yield stop
-        return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
-    try:
-        yield stop
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 class _CompileNotice:
     """Says :data:`COMPILING` the first time numba compiles a kernel in this process (a cold cache)."""
 
@@ -163,7 +146,8 @@ def run_chunks(call: Call, n: int, seed: Seed = None, workers: int | None = None
 
     ``workers`` threads (default: the cores; at most :func:`analysis.base.pool.max_workers`);
     ``progress`` (a :class:`analysis.base.progress.Progress`) hears of every finished chunk.
-    Raises :class:`Stopped` on Ctrl-C once at least one chunk is done.
+    Raises :class:`Stopped` on Ctrl-C, SIGTERM or a cancel once at least one chunk is done (before that:
+    :class:`~analysis.base.interrupt.Interrupted`).
     """
     n = check_n(n)
     workers = check_workers(default_workers() if workers is None else workers, "threads")
@@ -173,10 +157,10 @@ def run_chunks(call: Call, n: int, seed: Seed = None, workers: int | None = None
     done_n = next_index = submitted = 0
     running: dict[Future, tuple[int, int]] = {}
     finished: dict[int, tuple[int, np.ndarray]] = {}
-    with _ctrl_c() as stop, ThreadPoolExecutor(max_workers=min(workers, count)) as pool:
+    with deferred() as halt, ThreadPoolExecutor(max_workers=min(workers, count)) as pool:
         try:
             while True:
-                while not stop.is_set() and submitted - next_index < IN_FLIGHT * workers \
+                while not halt[0] and submitted - next_index < IN_FLIGHT * workers \
                         and (item := next(streams, None)):
                     running[pool.submit(call, *item)] = (submitted, item[0])
                     submitted += 1
@@ -196,9 +180,9 @@ def run_chunks(call: Call, n: int, seed: Seed = None, workers: int | None = None
         finally:
             for future in running:
                 future.cancel()
-    if stop.is_set() and done_n < n:
+    if halt[0] and done_n < n:
         if total is None:
-            raise KeyboardInterrupt
-        raise Stopped(total, done_n)
+            raise raised(int(halt[0]))
+        raise Stopped(total, done_n, int(halt[0]))
     assert total is not None
     return total

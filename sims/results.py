@@ -246,13 +246,14 @@ class SimDuelResult:
         return self.p_a_dying, self.p_b_dying
 
     def to_dict(self) -> dict[str, Any]:
-        from analysis.engine.combat import LEVELS, conditional_on, level_fields
+        from analysis.engine.combat import LEVELS, conditional_on, duel_assumptions, level_fields
         from analysis.engine.results import house_rules_echo, strict
 
         hist = self.rounds_histogram
         out: dict[str, Any] = {"system": self.system, "model": self.model, "method": "monte_carlo",
                                "variants": dict(self.variants),
                                "house_rules": house_rules_echo(self.system, self.variants),
+                               "assumptions": duel_assumptions(self.system, self.variants, self.a, self.b),
                                "options": dict(self.options), "a": dict(self.a), "b": dict(self.b), "n": self.n,
                                "seed": self.seed, **_run_fields(self.n, self.n_requested)}
         for name in ("p_a_wins", "p_b_wins", "p_both_out", "p_unfinished"):
@@ -329,10 +330,11 @@ class SimCheckResult:
         return {int(v) - HIST_OFFSET: int(c) / self.n for v, c in enumerate(hist) if c}
 
     def to_dict(self) -> dict[str, Any]:
-        from analysis.engine.results import house_rules_echo, strict
+        from analysis.engine.results import assumptions_echo, house_rules_echo, strict
 
         out: dict[str, Any] = {"system": self.system, "method": "monte_carlo", "variants": dict(self.variants),
                                "house_rules": house_rules_echo(self.system, self.variants),
+                               "assumptions": assumptions_echo(self.system, self.variants),
                                "params": dict(self.params), "n": self.n, "seed": self.seed,
                                **_run_fields(self.n, self.n_requested), "outcome": self.outcome}
         out.update(_fields("p_success", self.p_success))

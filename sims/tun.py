@@ -17,38 +17,46 @@ Limits and rule constants come packed from the ruleset.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from numba import njit
 
-from analysis.engine import markov
 from analysis.systems import tun as rules_mod
-from sims.dice import _sample, outcome_table
+from sims import tun_groups, tun_tactics
+from sims.dice import _sample
 from sims.options import SimOptions
 from sims.results import (
     CHECK_SIZE,
     CRITICAL,
     DUEL_SIZE,
-    DYING,
     FUMBLE,
     HIST,
     HIST_OFFSET,
     MAX_ROUNDS,
-    OUT,
     SUCCESS,
-    UP,
     _tally,
+)
+from sims.tun_rolls import (
+    R_CRITS,
+    R_DEATH_MULTIPLE,
+    R_DYING_LAST_WORD,
+    R_EFFECT_ON_OUT,
+    R_FINISH,
+    R_FINISH_ATTACKS,
+    R_FINISH_LEVEL,
+    R_LAST_WORD_ACTIONS,
+    R_LAST_WORD_TRAUMA,
+    R_LE,
+    _level,
+    _outcome,
+    dice_table,
+    pack_rules,
 )
 
 # Packed attack (one attacker, one defender, one mode): limit, weapon n and b, the minimum and maximum of the
 # attacker's dice and their critical bonus.
 F_LIMIT, F_N, F_B, F_LO, F_HI, F_BONUS = range(6)
-# Packed rules: success on roll == limit, criticals, last word when dying, death multiple, last-word actions and
-# their trauma, finishing on, at most this many finishing attacks, the level finishing stops at, an aimed hit's
-# effect also on the hit that puts the target out.  (Whether there is a last word at all is in the schedule.)
-(R_LE, R_CRITS, R_DYING_LAST_WORD, R_DEATH_MULTIPLE, R_LAST_WORD_ACTIONS, R_LAST_WORD_TRAUMA, R_FINISH,
- R_FINISH_ATTACKS, R_FINISH_LEVEL, R_EFFECT_ON_OUT) = range(10)
 # Events of a round (from the exact engine's schedule): kind, side (0 = A, 1 = B), actions.
 E_KIND, E_SIDE, E_ACTIONS = range(3)
 ATTACKS, LAST_WORD = range(2)
@@ -72,20 +80,6 @@ class Options(SimOptions):
     """ТУН has no rule the exact chain leaves out: nothing to switch."""
 
     where = "tun simulation options"
-
-
-def dice_table(dice: str) -> np.ndarray:
-    """The equally likely outcomes of a dice mode (216 for 3d6, 20 for 1d20, 6 for 1d6x3)."""
-    return {"3d6": outcome_table(range(1, 7), 3), "1d20": outcome_table(range(1, 21), 1),
-            "1d6x3": outcome_table(range(3, 19, 3), 1)}[dice]
-
-
-def pack_rules(rules: rules_mod.Rules) -> np.ndarray:
-    finish_level = min(markov.LETHAL[rules.lethal_at], markov.DYING)
-    return np.array([rules.success_rule == "le", rules.crits, rules.dying_last_word,
-                     rules.death_multiple, rules.last_word_actions, rules.last_word_trauma,
-                     rules.after_out == "finish", rules.finish_attacks, finish_level,
-                     rules.aim_effects == "always"], dtype=np.int64)
 
 
 def pack_attack(rules: rules_mod.Rules, att: rules_mod.Fighter, dfn: rules_mod.Fighter,
@@ -114,18 +108,6 @@ def pack_schedule(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fig
 
 
 @njit(cache=True, nogil=True)
-def _outcome(v: int, limit: int, lo: int, hi: int, bonus: int, le: int, crits: int) -> tuple[bool, int, bool, bool]:
-    """A roll ``v`` against ``limit``: (success, effectiveness, critical success, critical failure)."""
-    crit = crits != 0 and v == lo
-    fumble = crits != 0 and v == hi
-    e = limit - v
-    success = (v < limit or (le != 0 and v == limit) or crit) and not fumble
-    if crit:
-        e = max(e, 0) + bonus
-    return success, e, crit, fumble
-
-
-@njit(cache=True, nogil=True)
 def _attack_table(f: np.ndarray, table: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Each equally likely roll of packed attack ``f`` as a column: (Body trauma, 0 on a miss; hit; critical)."""
     out = np.zeros((3, table.size), dtype=np.int64)
@@ -136,12 +118,6 @@ def _attack_table(f: np.ndarray, table: np.ndarray, r: np.ndarray) -> np.ndarray
             out[T_HIT, k] = 1
             out[T_CRITICAL, k] = crit
     return out
-
-
-@njit(cache=True, nogil=True)
-def _level(trauma: int, volume: int, death_multiple: int) -> int:
-    """UP, OUT (trauma >= volume) or DYING (trauma > death_multiple x volume)."""
-    return DYING if trauma > death_multiple * volume else OUT if trauma >= volume else UP
 
 
 @njit(cache=True, nogil=True)
@@ -323,3 +299,15 @@ def exchange_call(rules: rules_mod.Rules, att: rules_mod.Fighter,
     rules_mod.check_reach(rules, {"the attacker": att})
     pf, pr, table = pack_attack(rules, att, dfn), pack_rules(rules), dice_table(att.dice)
     return lambda n, rng: _exchange(pf, table, dfn.volume, pr, n, rng)
+
+
+def policy_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter,
+                tables: Sequence[Any]) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """Duels played by a solved strategy's policy tables (:func:`sims.tun_tactics.policy_call`)."""
+    return tun_tactics.policy_call(rules, a, b, tables)
+
+
+def group_call(rules: rules_mod.Rules, side_a: Sequence[rules_mod.Fighter],
+               side_b: Sequence[rules_mod.Fighter]) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """Group fights of the two sides (:func:`sims.tun_groups.group_call`, for :func:`sims.api.simulate_group`)."""
+    return tun_groups.group_call(rules, side_a, side_b)

@@ -303,7 +303,7 @@ def test_a_job_is_computed_once_per_key_and_its_errors_are_messages():
 
 
 def test_a_newer_job_of_the_same_client_cancels_the_older_pending_one():
-    jobs = jobs_mod.Jobs(workers=1)
+    jobs = jobs_mod.Jobs(workers=1, spare=0)  # one worker, busy: the older job is still waiting
     blocker = jobs.submit("slow", lambda: time.sleep(0.5))
     old = jobs.submit("old", lambda: 1, slot=("client", "duel"))
     new = jobs.submit("new", lambda: 2, slot=("client", "duel"))
@@ -343,3 +343,186 @@ def test_a_dropdown_keeps_a_value_from_the_link_it_does_not_offer():
         children = getattr(node, "children", None)
         stack.extend(children if isinstance(children, list) else [children] if children is not None else [])
     assert keys == {"true", "false", "maybe"}
+
+
+# -------------------------------------------- cancel, fairness, guards (issue 26.2, 26.3, 26.10)
+def _cpu_seconds(window: float) -> float:
+    """CPU seconds this process spends over ``window`` seconds of wall time."""
+    start = time.process_time()
+    time.sleep(window)
+    return time.process_time() - start
+
+
+@pytest.mark.parametrize("what", ["design search", "2K duel"])
+def test_cancel_stops_the_work_for_real(what):
+    """A cancelled job stops computing: within a second the process is idle again, and the worker takes the next
+    job (a design search polls between duels; the 2K kernel polls its halt flag inside one duel)."""
+    tri, six = get_system("tristat"), get_system("onesix")
+    if what == "design search":
+        a = load_fighter(tri, "veteran")
+        work = lambda: lib_design(tri, tri.rules(), a, a, "weapon_damage=0..200,armor=0..20", 3, 0.2, workers=1,
+                                  budget=1e6)
+    else:
+        a = load_fighter(six, "trained_armed")
+        six.duel(six.rules(), load_fighter(six, "trained"), load_fighter(six, "trained"))  # kernels loaded
+        work = lambda: six.duel(six.rules(track_length=10), a, a)  # 1.2 million states: seconds
+    jobs = jobs_mod.Jobs(workers=1, spare=0)
+    job = jobs.submit(("long", what), work, slot=("me", "page"))
+    time.sleep(1.0)
+    assert job.status == "running" and not job.future.done()  # it computes (for seconds more)
+    jobs.cancel(("long", what), "me")
+    assert job.wait(2.0) and job.status == "cancelled"  # a second on a quiet machine; this one may be busy
+    assert _cpu_seconds(0.5) < 0.1  # idle: nothing left computing
+    after = jobs.submit("next", lambda: 42)
+    assert after.wait(5) and after.value == 42
+    jobs.close()
+
+
+def test_a_cancel_of_one_window_leaves_a_job_another_window_wants():
+    jobs = jobs_mod.Jobs(workers=1, spare=0)
+    gate = __import__("threading").Event()
+    job = jobs.submit("shared", lambda: gate.wait(5) and 7, slot=("one", "duel"))
+    assert jobs.submit("shared", lambda: 0, slot=("two", "duel")) is job
+    jobs.cancel("shared", "one")
+    gate.set()
+    assert job.wait(5) and job.status == "done" and job.value == 7
+    jobs.close()
+
+
+def test_a_cheap_request_never_waits_behind_another_clients_long_jobs():
+    """Sixty long jobs of one client fill its queue; another client's check is answered at once."""
+    import threading
+
+    gate = threading.Event()
+    jobs = jobs_mod.Jobs(workers=2, waiting=100)
+    long = [jobs.submit(("duel", i), lambda: gate.wait(30), slot=("busy", f"duel{i}")) for i in range(60)]
+    time.sleep(0.2)
+    start = time.monotonic()
+    check = jobs.submit(("checks", "quick"), lambda: 0.5, slot=("newcomer", "checks"))
+    assert check.wait(2) and check.value == 0.5 and time.monotonic() - start < 1.0
+    assert sum(j.status == "running" for j in long) == 60 and not any(j.future.running() for j in long[2:])
+    gate.set()
+    jobs.close()
+
+
+def test_one_client_keeps_at_most_so_many_jobs_waiting():
+    import threading
+
+    gate = threading.Event()
+    jobs = jobs_mod.Jobs(workers=1, spare=0, waiting=3)
+    kept = [jobs.submit(("k", 0), lambda: gate.wait(30), slot=("greedy", "p0"))]
+    while not kept[0].future.running():
+        time.sleep(0.01)
+    kept += [jobs.submit(("k", i), lambda: gate.wait(30), slot=("greedy", f"p{i}")) for i in range(1, 4)]
+    refused = jobs.submit(("k", 9), lambda: 1, slot=("greedy", "p9"))
+    assert refused.wait(0.1) and refused.status == "error" and "too many computations are waiting" in refused.error
+    assert all(j.status == "running" for j in kept)
+    other = jobs.submit(("other", 1), lambda: 2, slot=("someone", "p"))
+    gate.set()
+    assert other.wait(5) and other.value == 2
+    jobs.close()
+
+
+def test_the_app_refuses_what_the_command_line_refuses_the_same_way(capsys):
+    """The issue's link: a 2K duel the CLI refuses as too large is refused by the app before anything is built,
+    by the same guard (the message's estimate is the CLI's), with a way past it the app has."""
+    link = {"system": "onesix", "r.armor_wear": "true", "a": "veteran_armed", "b": "veteran_armed",
+            **{f"{s}.{k}": v for s in "ab" for k, v in (("training", "20"), ("personality", "20"), ("armor", "20"),
+                                                        ("weapon_ps", "30"))}}
+    spec = lambda side: ",".join(["archetype=veteran_armed", *(f"{k}={v}" for k, v in (("training", 20),
+                                  ("personality", 20), ("armor", 20), ("weapon_ps", 30)))])
+    assert main(["duel", "onesix", "--a", spec("a"), "--b", spec("b"), "--variant", "armor_wear=true"]) == 2
+    cli = capsys.readouterr().err
+    jobs = jobs_mod.Jobs(workers=1)
+    job = jobs.submit("big", lambda: duel.compute(link))
+    assert job.wait(30) and job.status == "error"
+    estimate = cli.split("duel too large: ", 1)[1].split(";", 1)[0]
+    assert job.error.startswith(f"onesix duel too large: {estimate};") and "DICELAB_MAX_MEMORY=" in job.error
+    assert "Monte Carlo method" in job.error and "--max-memory" not in job.error
+    jobs.close()
+
+
+def test_the_design_page_refusal_names_no_flag_the_app_lacks():
+    """Inside a job the budget is the app's and the way past it is the command line, named as such."""
+    from analysis.fights import budget
+
+    jobs = jobs_mod.Jobs(workers=1)
+    job = jobs.submit("d", lambda: budget.check_budget("design", 2 * jobs_mod.BUDGET_SECONDS, 1))
+    assert job.wait(5) and job.status == "error"
+    assert job.error.startswith("design: about 10 min of exact duels (estimated); allowed: at most 5 min; narrow "
+                                "the search here, or run it on the command line (dicelab design ... --budget 900)")
+    inside = jobs.submit("ok", lambda: budget.check_budget("design", 0.5 * jobs_mod.BUDGET_SECONDS, 1))
+    assert inside.wait(5) and inside.value == 0.5 * jobs_mod.BUDGET_SECONDS  # the CLI's 60 s would refuse it
+    jobs.close()
+
+
+def _guarded(hosts, policy="default-src 'self'", max_body=100):
+    from analysis.front.app.server import Guard
+
+    seen = {}
+
+    def inner(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"ok"]
+
+    guard = Guard(inner, policy, max_body)
+    guard.hosts = hosts
+
+    def call(host, length=0):
+        environ = {"HTTP_HOST": host, "CONTENT_LENGTH": str(length), "REQUEST_METHOD": "POST"}
+        body = b"".join(guard(environ, lambda status, headers, exc=None: seen.update(status=status,
+                                                                                      headers=dict(headers))))
+        return seen["status"], seen["headers"], body.decode()
+
+    return call
+
+
+def test_the_front_door_answers_only_its_own_address_with_security_headers():
+    from analysis.front.app.server import served_hosts
+
+    call = _guarded(served_hosts("127.0.0.1", 8050))
+    status, headers, body = call("127.0.0.1:8050")
+    assert status == "200 OK" and body == "ok"
+    assert headers["X-Frame-Options"] == "DENY" and headers["Content-Security-Policy"] == "default-src 'self'"
+    assert call("localhost:8050")[0] == "200 OK"
+    status, headers, body = call("evil.example:8050")  # a DNS-rebinding page's requests carry its own name
+    assert status.startswith("421") and body.count("\n") == 1 and "evil.example" in body
+    assert headers["X-Frame-Options"] == "DENY"
+    assert call("127.0.0.1:9999")[0].startswith("421")
+    status, _, body = call("127.0.0.1:8050", length=101)
+    assert status.startswith("413") and "at most 100 bytes" in body
+    assert served_hosts("0.0.0.0", 8050) is None  # every address: the user chose it
+
+
+@pytest.mark.parametrize("name, contents, says", [
+    ("..", upload("[tun]\ncrits = true\n"), None),
+    ("a\x00b.toml", upload("[tun]\ncrits = 3\n"), "rules file 'a\\x00b.toml': [tun] "),
+    ("house.toml", "data:application/octet-stream;base64,@@@not base64@@@", "is not an upload the app can read"),
+    ("house.toml", "no comma at all", "is not an upload the app can read"),
+    (None, 12345, "rules file 'rules.toml': is not an upload"),
+    ("x" * 5000 + ".toml", upload("[tun]\ncrits = 3\n"), "(5,005 characters)"),
+])
+def test_a_malformed_upload_is_one_line_not_a_crash(tmp_path, name, contents, says):
+    if says is None:
+        assert apply_rules_file({"system": "tun"}, "r", name, contents, tmp_path)["r.crits"] == "true"
+    else:
+        with pytest.raises(DicelabError) as err:
+            apply_rules_file({"system": "tun"}, "r", name, contents, tmp_path)
+        assert says in str(err.value) and "\n" not in str(err.value)
+    assert not any(tmp_path.iterdir())
+
+
+def test_every_exact_duel_of_the_fronts_and_tools_passes_the_memory_guard():
+    """One code path for the CLI and the app: no module above the systems calls ``system.duel`` but
+    ``budget.exact_duel``, which refuses a duel past the memory ceiling before building it."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "analysis"
+    direct = []
+    for layer in ("fights", "tools", "front"):
+        for path in (root / layer).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "duel":
+                    direct.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert [place.split(":")[0] for place in direct] == ["fights/budget.py"], direct

@@ -455,3 +455,159 @@ def test_duel_help_notes_the_changed_meaning_of_dead(capsys, command):
     assert main([command, "kurs", "--help"]) == 0
     out = capsys.readouterr().out
     assert "p_a_dead/p_b_dead mean explicit death only" in out and "p_a_dying/p_b_dying" in out
+
+
+# -------------------------------------------- odd input, any terminal (issue 26.6, 26.7, 26.8, 26.9)
+CONSOLE = "import sys; from analysis.front.cli import main; sys.exit(main())"
+
+
+def console(*argv: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """The console script in a subprocess; its output read in the encoding it was given (``PYTHONIOENCODING``)."""
+    import os
+
+    encoding = (env or {}).get("PYTHONIOENCODING", "utf-8")
+    return subprocess.run([sys.executable, "-c", CONSOLE, *argv], capture_output=True, encoding=encoding,
+                          env={**os.environ, **(env or {})}, timeout=120, **kwargs)
+
+
+def one_refusal(code: int, out: str, err: str, *words: str) -> None:
+    """Exit 2, nothing on stdout, one line on stderr (plus at most a hint) holding ``words``."""
+    lines = err.splitlines()
+    assert code == 2 and out == "" and 1 <= len(lines) <= 2 and lines[0].startswith("dicelab"), err
+    assert len(lines) == 1 or lines[1].startswith("hint: ")
+    assert all(w in lines[0] for w in words), (words, lines[0])
+
+
+@pytest.mark.parametrize("fighter, words", [
+    ("body=5,,mind=4", ["has an empty item"]),
+    ("body=5,", ["has an empty item"]),
+    (",body=5", ["has an empty item"]),
+    ("archetype=veteran,name=", ["--a: name = '' is not allowed"]),
+    ("archetype=veteran,name=" + "n" * 500_000, ["(500,000 characters)", "text of 1 to 80 characters"]),
+    ("archetype=veteran,name=\udcff", ["lone surrogate"]),
+])
+def test_odd_fighters_are_one_line_refusals(capsys, fighter, words):
+    one_refusal(*run(capsys, "duel", "tristat", "--a", fighter, "--b", "trained"), *words)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('name = ""\nbody = 5\n', ["name = '' is not allowed"]),
+    ("name = 5\nbody = 5\n", ["name = 5 is not allowed"]),
+    ('note = ""\nbody = 5\n', ["note = '' is not allowed"]),
+    ("note = [1]\nbody = 5\n", ["note = [1] is not allowed"]),
+    ('archetype = 3\n', ["archetype = 3 is not allowed"]),
+])
+def test_empty_or_non_text_names_and_notes_in_files_are_refused(capsys, tmp_path, text, words):
+    path = tmp_path / "f.toml"
+    path.write_text(text, encoding="utf-8")
+    one_refusal(*run(capsys, "duel", "tristat", "--a", str(path), "--b", "trained"), f"fighter file '{path}'", *words)
+
+
+def test_control_characters_in_names_never_reach_the_terminal_raw(capsys):
+    name = "red\x1b[31m\x07\r\u202eX"
+    code, out, _ = run(capsys, "duel", "tristat", "--a", f"archetype=veteran,name={name}", "--b", "trained")
+    assert code == 0 and "red\\x1b[31m\\x07\\r\\u202eX (A)" in out
+    assert not any(c in out for c in "\x1b\x07\r\u202e")
+    code, out, _ = run(capsys, "duel", "tristat", "--a", f"archetype=veteran,name={name}", "--b", "trained", "--json")
+    assert code == 0 and not any(c in out for c in "\x1b\x07\r\u202e") and json.loads(out)["a"]["name"] == name
+
+
+def test_an_integral_float_is_read_alike_in_rules_and_fighter_files(capsys, tmp_path):
+    rules, fighter = tmp_path / "r.toml", tmp_path / "f.toml"
+    rules.write_text("[tristat]\ndie = 8.0\n", encoding="utf-8")
+    fighter.write_text("body = 5.0\nmind = 4\nsoul = 4\n", encoding="utf-8")
+    as_float = run_json(capsys, "duel", "tristat", "--a", str(fighter), "--b", "trained", "--rules", str(rules))
+    rules.write_text("[tristat]\ndie = 8\n", encoding="utf-8")
+    fighter.write_text("body = 5\nmind = 4\nsoul = 4\n", encoding="utf-8")
+    as_int = run_json(capsys, "duel", "tristat", "--a", str(fighter), "--b", "trained", "--rules", str(rules))
+    assert as_float["variants"]["die"] == 8 and as_float["p_a_wins"] == as_int["p_a_wins"]
+    rules.write_text("[tristat]\ndie = 6.5\n", encoding="utf-8")
+    one_refusal(*run(capsys, "duel", "tristat", "--a", "veteran", "--b", "trained", "--rules", str(rules)),
+                "die = 6.5 is not allowed")
+
+
+def test_a_byte_order_mark_is_named(capsys, tmp_path):
+    for suffix in (".toml", ".json"):
+        path = tmp_path / f"f{suffix}"
+        path.write_bytes(b"\xef\xbb\xbf" + (b"body = 5\n" if suffix == ".toml" else b'{"body": 5}'))
+        one_refusal(*run(capsys, "duel", "tristat", "--a", str(path), "--b", "trained"), "byte order mark (BOM)")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["design", "tristat", "--a", "veteran", "--b", "veteran", "--vary", "weapon_damage=0..4,", "--rounds", "3",
+      "--lethality", "0.2"], ["has an empty item"]),
+    (["design", "tristat", "--a", "veteran", "--b", "veteran", "--vary", "weapon_damage=0.." + "9" * 5000,
+      "--rounds", "3", "--lethality", "0.2"], ["is not of the form", "(5,017 characters)"]),
+    (["tune", "tristat", "--target", "7", "--p", "0_5"], ["'0_5'"]),
+    (["equiv", "--from", "tristat", "--target", "8", "--to", "kurs", "--top", "3"], ["--top applies to a fight"]),
+    (["equiv", "--from", "tristat", "--target", "8", "--to", "kurs", "--workers", "1", "--budget", "9"],
+     ["--workers, --budget apply to a fight"]),
+    (["equiv", "--from", "tristat", "--target", "8", "--max-memory", "2", "--to", "kurs"], ["--max-memory applies"]),
+    (["rules", "kurs", "--json"], ["--json applies to rules diff"]),
+    (["report", "--compare", ""], ["--compare = '' is not allowed"]),
+    (["report", "--variant", "tristat.die=8", "--variant", "tristat.die=6"], ["die is given twice ('8' and '6')"]),
+    (["report", "--a", "kurs=veteran", "--a", "kurs=novice"], ["kurs is given twice ('veteran' and 'novice')"]),
+    (["check", "tristat", "--target", "7", "--out", "x" * 235_000], ["unrecognized arguments: --out"]),
+])
+def test_what_the_readme_refuses_is_refused_in_one_short_line(capsys, tmp_path, argv, words):
+    code, out, err = run(capsys, *[a if a != "OUT" else str(tmp_path) for a in argv])
+    one_refusal(code, out, err, *words)
+    assert len(err.splitlines()[0]) < 400
+
+
+def test_a_non_text_fighter_in_a_report_config_is_refused(capsys, tmp_path):
+    config = tmp_path / "mine.toml"
+    config.write_text("[kurs]\na = 5\n", encoding="utf-8")
+    one_refusal(*run(capsys, "report", "--config", str(config), "--out", str(tmp_path / "r")), "[kurs] a = 5")
+
+
+@pytest.mark.parametrize("out, words", [
+    ("/dev/stdout", ["'/dev/stdout': is not a regular file (standard output", "left alone"]),
+    ("x" * 300 + ".csv", ["File name too long"]),
+])
+def test_an_output_that_cannot_be_a_file_is_named(tmp_path, out, words):
+    config = tmp_path / "c.toml"
+    config.write_text('[sweep]\nkind = "check"\n[systems.tristat]\ncheck = { target = 7 }\n', encoding="utf-8")
+    done = console("sweep", str(config), "--out", out, "--quiet", cwd=tmp_path)
+    one_refusal(done.returncode, done.stdout, done.stderr, *words)
+    report = console("report", "--out", "y" * 300, cwd=tmp_path)
+    one_refusal(report.returncode, report.stdout, report.stderr, "File name too long")
+
+
+@pytest.mark.parametrize("encoding", ["koi8-r", "cp866", "cp1251", "latin-1", "ascii"])
+def test_any_terminal_encoding(encoding):
+    """Characters the terminal's encoding lacks are escaped, never an internal error; JSON stays the same JSON."""
+    for argv in (["rules", "kurs"], ["--help"], ["archetypes", "kurs"], ["duel", "kurs", "--help"]):
+        done = console(*argv, env={"PYTHONIOENCODING": encoding})
+        assert done.returncode == 0 and done.stderr == "", (argv, done.stderr)
+    reference = json.loads(console("archetypes", "--json", env={"PYTHONIOENCODING": "utf-8"}).stdout)
+    done = console("archetypes", "--json", env={"PYTHONIOENCODING": encoding})
+    assert done.returncode == 0 and done.stdout.isascii() and json.loads(done.stdout) == reference
+
+
+def test_closed_stdout_and_odd_environment_are_not_internal_errors():
+    import os
+
+    closed = subprocess.run([sys.executable, "-c", CONSOLE, "check", "tristat", "--target", "7"],
+                            capture_output=False, stderr=subprocess.PIPE, text=True, timeout=60,
+                            preexec_fn=lambda: os.close(1))
+    assert closed.returncode == 0 and closed.stderr == ""
+    threads = console("sim-check", "tristat", "--target", "7", "--n", "1000", env={"NUMBA_NUM_THREADS": "0"})
+    one_refusal(threads.returncode, threads.stdout, threads.stderr, "NUMBA_NUM_THREADS = '0' is not allowed")
+    import time
+
+    start = time.monotonic()
+    dice = console("sweep", "nowhere.toml", "--out", "o.csv", "--scheduler", "🎲")
+    one_refusal(dice.returncode, dice.stdout, dice.stderr, "scheduler = '🎲' is not allowed")
+    assert time.monotonic() - start < 20
+
+
+@pytest.mark.parametrize("value, traceback", [("false", False), ("0", False), ("off", False), ("1", True),
+                                               ("true", True)])
+def test_debug_switch_reads_like_a_boolean(capsys, monkeypatch, value, traceback):
+    import analysis.front.cli.checks
+
+    monkeypatch.setattr(analysis.front.cli.checks, "run_check", lambda ns: 1 / 0)
+    monkeypatch.setenv("DICELAB_DEBUG", value)
+    code, _, err = run(capsys, "check", "tristat")
+    assert code == 1 and ("Traceback" in err) == traceback

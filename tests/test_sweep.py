@@ -278,7 +278,7 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path, duel_referenc
     _wait_for_rows(proc, out, 0)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 128 + signal.SIGTERM
+    assert proc.returncode == 130  # README: Ctrl-C or SIGTERM, exit 130
     assert "run the same command again to resume" in err and str(sweep.journal_path(out)) in err
     after_term = len(journal_lines(out))
     assert 0 < after_term < len(duel_reference)
@@ -479,6 +479,17 @@ BAD = {
     "not toml": ('[sweep\nkind = "check"\n', "not valid TOML"),
     "a duplicate key": ('[sweep]\nkind = "check"\nkind = "duel"\n[systems.kurs]\ncheck = { skill = 1 }\n',
                         "not valid TOML"),
+    "two identical blocks": ('[sweep]\nkind = "check"\n[[systems.kurs]]\ncheck = { skill = [1, 2] }\n'
+                             '[[systems.kurs]]\ncheck = { skill = [1, 2] }\n', "systems.kurs[1] repeats systems.kurs[0]"),
+    "an empty check table": ('[sweep]\nkind = "check"\n[systems.kurs]\ncheck = {}\n', "systems.kurs.check = {}"),
+    "an empty variants table": ('[sweep]\nkind = "check"\n[systems.kurs]\nvariants = {}\ncheck = { skill = 1 }\n',
+                                "systems.kurs.variants = {}"),
+    "an empty fighter table": ('[sweep]\nkind = "duel"\n[systems.kurs]\na = {}\nb = { archetype = "novice" }\n',
+                               "systems.kurs.a = {}"),
+    "an invalid fighter in the last block": (
+        '[sweep]\nkind = "duel"\n[[systems.tristat]]\na = { archetype = "veteran", weapon_damage = { from = 0, to = 20 } }'
+        '\nb = { archetype = "trained" }\n[[systems.tristat]]\nvariants = { die = 4 }\na = { archetype = "veteran" }\n'
+        'b = { archetype = "trained" }\n', "systems.tristat[1].a: tristat fighter 'veteran': body = 5 is not allowed"),
 }
 
 
@@ -677,3 +688,33 @@ b = { health = 300 }
     assert code == 2 and not stdout and err.count("\n") == 1
     assert "case 1 (tristat): tristat duel too large" in err and "--max-memory 1 allows it" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.toml"]
+
+
+# ------------------------------------------------ what is kept is counted; a full disk (issue 26.5, 26.7)
+def test_the_journal_counts_what_it_holds_as_it_grows(tmp_path):
+    config = write(tmp_path, '[sweep]\nkind = "check"\n[systems.tristat]\ncheck = { target = { from = 2, to = 11 } }\n')
+    cases = sweep.expand(sweep.load_config(config))
+    with sweep.Journal(tmp_path / "o.csv", cases.ids, str(config)) as journal:
+        assert int(journal.done().sum()) == 0
+        journal.append([{"case_id": f"{int(cases.ids[i]):016x}", "dicelab_version": __version__, "p": 0.5}
+                        for i in range(4)])
+        assert int(journal.done().sum()) == 4  # not the count at open
+
+
+def test_a_full_disk_is_one_line_and_keeps_the_finished_cases(tmp_path):
+    """The journal's file may not grow past 2,500 bytes (RLIMIT_FSIZE: writes fail as on a full disk): one line,
+    exit 2, the whole lines before kept; run again with room, the sweep resumes from them."""
+    import resource
+
+    config = write(tmp_path, '[sweep]\nkind = "check"\n[systems.tristat]\ncheck = { target = { from = 2, to = 12 } }\n')
+    out = tmp_path / "o.csv"
+    argv = [sys.executable, "-c", "import sys; from analysis.front.cli import main; sys.exit(main())", "sweep",
+            str(config), "--out", str(out), "--workers", "1", "--quiet"]
+    full = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (2500, 2500)))
+    assert full.returncode == 2 and full.stderr.count("\n") == 1, full.stderr
+    assert "rows.jsonl: cannot be written (File too large)" in full.stderr and "kept in" in full.stderr
+    lines = (sweep.journal_path(out) / "rows.jsonl").read_bytes()
+    assert lines.endswith(b"\n") and 0 < lines.count(b"\n") < 11
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and len(pd.read_csv(out)) == 11

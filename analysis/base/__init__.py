@@ -7,4 +7,4 @@ output, ``pool`` for worker processes, ``progress`` for bars, ``extras`` for
 optional dependencies, ``lazy`` for heavy imports on first use).
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

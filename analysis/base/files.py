@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -33,7 +34,7 @@ MAX_DEPTH = 32
 
 def read_user_file(path: str | os.PathLike[str], what: str, max_bytes: int = MAX_INPUT_BYTES) -> str:
     """The UTF-8 text of a file the user named, or a one-line :class:`DicelabError` naming the path and the problem
-    (missing, a directory, a FIFO or device, unreadable, empty, too large, not UTF-8).
+    (missing, a directory, a FIFO or device, unreadable, empty, too large, not UTF-8, a byte order mark).
 
     >>> read_user_file("/nonexistent/x.toml", "fighter file")
     Traceback (most recent call last):
@@ -67,6 +68,9 @@ def read_user_file(path: str | os.PathLike[str], what: str, max_bytes: int = MAX
         raise DicelabError(f"{shown}: permission denied") from None
     except OSError as err:
         raise DicelabError(f"{shown}: cannot be read ({err.strerror or err})") from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise DicelabError(f"{shown}: starts with a UTF-8 byte order mark (BOM); allowed: UTF-8 text without one "
+                           "(save it as UTF-8 without BOM)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -170,6 +174,14 @@ def check_output_path(path: str | os.PathLike[str], what: str = "--out") -> Path
     shown_path = f"{what} {text!r}"
     if text.endswith(("/", os.sep)):
         raise DicelabError(f"{shown_path}: ends in '/', which names a directory; allowed: a file path")
+    try:  # through every link: /dev/stdout is a pipe or a terminal (other problems are named below)
+        given: os.stat_result | None = os.stat(text)
+    except OSError:
+        given = None
+    streams = os.path.abspath(text).startswith(("/dev/", "/proc/"))
+    if streams or given is not None and not stat.S_ISREG(given.st_mode) and not stat.S_ISDIR(given.st_mode):
+        raise DicelabError(f"{shown_path}: is not a regular file (standard output, a FIFO, socket or device); it is "
+                           "left alone")
     target = _resolve(text, shown_path)
     info = _stat(target, shown_path)
     if info is not None:
@@ -219,7 +231,11 @@ def _resolve(text: str, shown_path: str) -> Path:
         target = Path(os.path.realpath(text))
     except OSError as err:  # pragma: no cover - realpath only raises in strict mode
         raise DicelabError(f"{shown_path}: cannot be resolved ({err.strerror or err})") from None
-    if target.is_symlink():
+    try:
+        loop = target.is_symlink()
+    except OSError as err:  # a name too long, say
+        raise DicelabError(f"{shown_path}: cannot be checked ({err.strerror or err})") from None
+    if loop:
         raise DicelabError(f"{shown_path}: is a symlink loop")
     return target
 
@@ -292,3 +308,33 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> Path:
     with atomic_file(path) as fh:
         fh.write(data.encode("utf-8") if isinstance(data, str) else data)
     return Path(os.path.realpath(path))
+
+
+@contextmanager
+def staged_dir(path: str | os.PathLike[str], last: tuple[str, ...] = ("index.html",)) -> Iterator[Path]:
+    """A fresh directory beside ``path`` to write a set of outputs into; once the block ends without error its files
+    replace their namesakes in ``path`` one atomic rename at a time (the names in ``last`` last), otherwise it is
+    removed and ``path`` is left as it was, so an interrupted run never leaves a page that claims to be complete.
+
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
+    >>> with staged_dir(out) as stage:
+    ...     _ = write_atomic(stage / "index.html", "<p>done</p>")
+    >>> sorted(p.name for p in out.iterdir()), sorted(p.name for p in out.parent.iterdir())
+    (['index.html'], ['report'])
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+    except OSError as err:
+        raise DicelabError(f"output {str(path)!r}: cannot be written ({err.strerror or err})") from None
+    try:
+        yield stage
+        target.mkdir(exist_ok=True)
+        names = sorted(p.name for p in stage.iterdir())
+        for name in sorted(names, key=lambda n: n in last):
+            os.replace(stage / name, target / name)
+    except OSError as err:
+        raise DicelabError(f"output {str(path)!r}: cannot be written ({err.strerror or err})") from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

@@ -89,6 +89,41 @@ class Spec:
         return value
 
 
+MAX_DIGITS = 30
+"""The longest number a designer types (characters): anything longer is refused before it is converted."""
+
+
+def _typed(name: str, text: Any, allowed: str, cast: type, validate: Any) -> Any:
+    """``validate(name, cast(text))``; text that is not a plain number is refused echoing it as typed (``0_5`` is
+    not read as 5: digit separators, ``inf``, ``nan`` and numbers of more than :data:`MAX_DIGITS` characters).
+
+    >>> _typed("p", "0_5", "a number in (0, 1]", float, lambda n, v: v)
+    Traceback (most recent call last):
+    ...
+    analysis.base.params.ParamError: p = '0_5' is not allowed; allowed: a number in (0, 1]
+    """
+    try:
+        value = plain_number(text, cast)
+        if not math.isfinite(value):
+            raise ValueError(text)
+    except ValueError:
+        raise ParamError(name, text, allowed) from None
+    return validate(name, value)
+
+
+def plain_number(text: Any, cast: type) -> Any:
+    """``cast(text)`` (``int`` or ``float``) for text that is a plain number, else ``ValueError``: digit separators
+    (``0_5``) and more than :data:`MAX_DIGITS` characters are not (``inf`` and ``nan`` are left to the caller).
+
+    >>> plain_number(" 0.75 ", float), plain_number("12", int)
+    (0.75, 12)
+    """
+    typed = str(text).strip()
+    if "_" in typed or len(typed) > MAX_DIGITS:
+        raise ValueError(f"not a plain number: {typed[:MAX_DIGITS]!r}")
+    return cast(typed)
+
+
 @dataclass(frozen=True)
 class Int(Spec):
     """An integer in ``lo..hi``; with ``optional`` also ``None`` (text: ``none``).
@@ -110,11 +145,7 @@ class Int(Spec):
         text = str(text).strip()
         if self.optional and text.lower() in ("none", "null"):
             return None
-        try:
-            value = int(text)
-        except ValueError:
-            raise ParamError(name, text, self.allowed) from None
-        return self.validate(name, value)
+        return _typed(name, text, self.allowed, int, self.validate)
 
     def validate(self, name: str, value: Any) -> Any:
         if value is None and self.optional:
@@ -158,13 +189,7 @@ class Float(Spec):
         return f"a number in {'(' if self.open_lo else '['}{self.lo:g}, {self.hi:g}{')' if self.open_hi else ']'}"
 
     def parse(self, name: str, text: str) -> Any:
-        try:
-            value = float(str(text).strip())
-        except ValueError:
-            raise ParamError(name, text, self.allowed) from None
-        if not math.isfinite(value):
-            raise ParamError(name, text, self.allowed)
-        return self.validate(name, value)
+        return _typed(name, text, self.allowed, float, self.validate)
 
     def validate(self, name: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -234,7 +259,7 @@ class Choice(Spec):
             return self.parse(name, value)
         if isinstance(value, bool) or value not in self.choices:
             raise ParamError(name, value, self.allowed)
-        return value
+        return next(c for c in self.choices if c == value)  # 6.0 is the choice 6, as Int takes 5.0 for 5
 
 
 @dataclass(frozen=True)
@@ -453,8 +478,8 @@ PAIRS_ALLOWED = "name=value pairs separated by commas"
 
 
 def parse_pairs(text: str, what: str = "value") -> dict[str, str]:
-    """Parse ``key=value,key=value`` into a dict of strings; empty text, an item without ``=`` and a key given twice
-    are refused.
+    """Parse ``key=value,key=value`` into a dict of strings; empty text, an empty item, an item without ``=`` and a
+    key given twice are refused.
 
     >>> parse_pairs("body=5,mind=4")
     {'body': '5', 'mind': '4'}
@@ -469,6 +494,9 @@ def parse_pairs(text: str, what: str = "value") -> dict[str, str]:
         raise DicelabError(f"{what} = {shown(text)} is not allowed; allowed: {PAIRS_ALLOWED}")
     out: dict[str, str] = {}
     for item in _split_pairs(text):
+        if not item.strip():
+            raise DicelabError(f"{what}: {shown(text)} has an empty item (two commas in a row, or one at an end); "
+                               f"allowed: {PAIRS_ALLOWED}")
         key, sep, value = item.partition("=")
         if not sep:
             raise DicelabError(f"{what}: {shown(item.strip())} has no '='; allowed: {PAIRS_ALLOWED}")
@@ -515,17 +543,50 @@ def _split_pairs(text: str) -> list[str]:
             items[-1] += "," + chunk
         else:
             items.append(chunk)
-    return [i for i in items if i.strip()]
+    return items
+
+
+MAX_NAME = 80
+"""The longest fighter name (characters)."""
+MAX_NOTE = 2_000
+"""The longest fighter note (characters)."""
+
+
+def check_text(name: str, value: Any, limit: int, where: str = "") -> str:
+    """Text a designer names things with: a string of 1 to ``limit`` characters, not blank, every one a character
+    (no lone surrogate, which no file or terminal can hold).  Control characters are kept: outputs escape them.
+
+    >>> check_text("name", "", 80)
+    Traceback (most recent call last):
+    ...
+    analysis.base.params.ParamError: name = '' is not allowed; allowed: text of 1 to 80 characters
+    """
+    allowed = f"text of 1 to {limit:,} characters"
+    if not isinstance(value, str) or not value.strip() or len(value) > limit:
+        raise ParamError(name, value, allowed, where)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ParamError(name, value, f"{allowed} (a lone surrogate is not a character: the text is not UTF-8)",
+                         where) from None
+    return value
 
 
 @dataclass(frozen=True)
 class FighterBase(Validated):
-    """Base of every system's fighter: a name and a note beside the parameters."""
+    """Base of every system's fighter: a name and a note beside the parameters (:func:`check_text`; the note may be
+    empty: none)."""
 
     default_kind: ClassVar[str] = "param"
 
     name: str = field(default="fighter", compare=False)
     note: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        check_text("name", self.name, MAX_NAME, self.where)
+        if self.note != "":
+            check_text("note", self.note, MAX_NOTE, self.where)
+        super().__post_init__()
 
     def replace_meta(self, **meta: str):
         """A copy with another name or note."""

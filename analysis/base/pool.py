@@ -5,7 +5,8 @@ Every worker process started by :func:`process_pool` runs a watchdog thread
 that polls its parent's pid: when the parent is gone — even killed with
 SIGKILL, which no handler can catch — the worker's parent changes and the
 worker exits within :data:`WATCH_EVERY` seconds, so a killed sweep or design
-search leaves nothing behind.  Workers also ignore Ctrl-C: the parent decides.
+search leaves nothing behind.  Workers also ignore Ctrl-C and SIGTERM (sent to
+the whole process group, say): the parent decides, and keeps what finished.
 
 >>> check_workers(2, "threads")
 2
@@ -59,9 +60,18 @@ def check_workers(workers: object, kind: str) -> int:
 
 def process_pool(workers: int, method: str = "spawn") -> ProcessPoolExecutor:
     """A pool of ``workers`` processes started with ``method`` (``spawn``, ``fork``, ``forkserver``) whose workers
-    ignore Ctrl-C and exit when this process dies."""
+    ignore Ctrl-C and SIGTERM and exit when this process dies."""
     context = multiprocessing.get_context(method)
     return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),))
+
+
+def stop_now(pool: ProcessPoolExecutor) -> None:
+    """Cancel the pool's waiting work and kill its workers (they ignore Ctrl-C and SIGTERM), so an interrupted
+    command exits at once instead of waiting for the tasks in flight."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in workers:
+        process.kill()
 
 
 def fork_or_spawn() -> str:
@@ -71,6 +81,7 @@ def fork_or_spawn() -> str:
 
 def _worker_start(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_watch, args=(parent,), name="dicelab-parent-watch", daemon=True).start()
 
 

@@ -19,10 +19,11 @@ import numpy as np
 
 from analysis.base.lazy import sp
 from analysis.base.params import Choice, DicelabError, Int, Validated, param
+from analysis.engine.assumptions import Assumption, When, merged
 from analysis.engine.dist import Dist
 from analysis.engine.markov import Solution, Track, kernel
 from analysis.engine.registry import registered
-from analysis.engine.results import dist_to_json, house_rules_echo, strict
+from analysis.engine.results import assumptions_echo, dist_to_json, house_rules_echo, strict
 
 KINDS = ("miss", "defended", "graze", "hit")
 LEVELS = ("out", "dying", "dead")
@@ -39,6 +40,32 @@ class DuelRules(Validated):
                            "systems reach) or dead (explicit death only)", kind="option")
     finish_attacks: int = param(10, Int(1, 100), "after_out=finish: at most this many attacks on the helpless one",
                                 kind="option")
+
+
+FINISH_ATTACKS = Assumption(
+    "finish_attacks", "no seed says how long a winner keeps attacking a helpless fighter: the lab stops after this "
+    "many attacks (after_out=finish)", (3, 5, 10, 20), When(("duel",), rules={"after_out": "finish"}))
+"""The duel option every system's assumptions include: it decides P(killed) under ``after_out = "finish"``."""
+
+
+def exchange_assumptions(system_id: str, variants: Mapping[str, Any], attacker: Mapping[str, Any],
+                         defender: Mapping[str, Any]) -> dict[str, Any]:
+    """The assumptions one attack of ``attacker`` on ``defender`` rests on."""
+    return assumptions_echo(system_id, variants, {"attacker": attacker, "defender": defender}, "exchange")
+
+
+def duel_assumptions(system_id: str, variants: Mapping[str, Any], a: Mapping[str, Any],
+                     b: Mapping[str, Any]) -> dict[str, Any]:
+    """The assumptions a duel of ``a`` and ``b`` (exact or simulated) rests on."""
+    return assumptions_echo(system_id, variants, {"a": a, "b": b}, "duel")
+
+
+def rests_on(system_id: str, variants: Mapping[str, Any], a: Mapping[str, Any] | None = None,
+             b: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The assumptions of checks under ``variants`` and, given both fighters, of their duel (a tool or a setup
+    that reports both)."""
+    checks = assumptions_echo(system_id, variants)
+    return merged([checks, duel_assumptions(system_id, variants, a, b)]) if a is not None and b is not None else checks
 
 
 @dataclass(frozen=True)
@@ -90,6 +117,7 @@ class ExchangeResult:
             "system": self.system,
             "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": exchange_assumptions(self.system, self.variants, self.attacker, self.defender),
             "attacker": dict(self.attacker),
             "defender": dict(self.defender),
             "p_miss": self.p_miss,
@@ -161,6 +189,7 @@ class Resolution:
             "system": self.system,
             "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": exchange_assumptions(self.system, self.variants, self.attacker, self.defender),
             "attacker": dict(self.attacker),
             "defender": dict(self.defender),
             "rolls": dict(self.rolls),
@@ -195,6 +224,7 @@ class DuelResult:
             "model": self.model,
             "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": duel_assumptions(self.system, self.variants, self.a, self.b),
             "a": dict(self.a),
             "b": dict(self.b),
             "order": self.order,

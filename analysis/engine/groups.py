@@ -21,11 +21,12 @@ A one-against-one fight is a duel: its solution holds the duel's numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from analysis.engine.markov import DEAD, DYING, OUT, UP, Absorption
+from analysis.engine.markov import DEAD, DYING, OUT, UP, Absorption, Solution
+from analysis.engine.results import assumptions_echo, house_rules_echo, strict
 
 
 @dataclass(frozen=True)
@@ -89,3 +90,56 @@ def group_solution(got: Absorption, ends: np.ndarray, size_a: int, names_a: Sequ
             final[row] = final.get(row, 0.0) + p
     return GroupSolution(p_a, p_b, p_both, got.p_stalemate, surv_a, surv_b, tuple(fighters), got.rounds,
                          got.mean_rounds, got.rounds_tail, states, got.truncation, final)
+
+
+def from_duel(sol: Solution, name_a: str, name_b: str) -> GroupSolution:
+    """A duel's :class:`~analysis.engine.markov.Solution` as the :class:`GroupSolution` of one against one (the
+    same numbers: a one-on-one group fight is the duel).
+
+    >>> from analysis.engine.markov import from_rounds, Track
+    >>> t = Track(labels=("fine", "out"), status=(UP, OUT))
+    >>> g = from_duel(from_rounds({(0, 1): 0.75, (1, 0): 0.25}, t, t, {1: 1.0}), "a", "b")
+    >>> g.p_a_wins, g.survivors_a, g.fighters[1].p_out
+    (0.75, {0: 0.25, 1: 0.75}, 0.75)
+    """
+    fighters = tuple(FighterLevels(side, 0, name, getattr(sol, f"p_{side}_out"), getattr(sol, f"p_{side}_dying"),
+                                   getattr(sol, f"p_{side}_dead")) for side, name in (("a", name_a), ("b", name_b)))
+    ends = sol.p_a_wins + sol.p_b_wins + sol.p_both_out
+    return GroupSolution(sol.p_a_wins, sol.p_b_wins, sol.p_both_out, sol.p_stalemate,
+                         {0: ends - sol.p_a_wins, 1: sol.p_a_wins}, {0: ends - sol.p_b_wins, 1: sol.p_b_wins},
+                         fighters, dict(sol.rounds), sol.mean_rounds, sol.rounds_tail, sol.states, sol.truncation)
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """An exact group fight as every output shows it: the system, its ruleset, both sides (each fighter as
+    :func:`~analysis.engine.combat.describe_fighter` echoes it), the order of play in words, the
+    :class:`GroupSolution` (``states``: the chain's; ``truncation``: what a truncated roll lost, 0 when nothing
+    was) and system-specific fields (``extra``: warnings, notes...)."""
+
+    system: str
+    variants: Mapping[str, Any]
+    side_a: tuple[Mapping[str, Any], ...]
+    side_b: tuple[Mapping[str, Any], ...]
+    order: str
+    solution: GroupSolution
+    model: str = "exact"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.solution
+        everyone = {f"{side}{i}": f for side, fs in (("a", self.side_a), ("b", self.side_b)) for i, f in enumerate(fs)}
+        out: dict[str, Any] = {
+            "system": self.system, "model": self.model, "variants": dict(self.variants),
+            "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": assumptions_echo(self.system, self.variants, everyone, "duel"),
+            "side_a": [dict(f) for f in self.side_a], "side_b": [dict(f) for f in self.side_b],
+            "order": self.order, "p_a_wins": s.p_a_wins, "p_b_wins": s.p_b_wins,
+            "p_both_out": s.p_both_out, "p_stalemate": s.p_stalemate,
+            "survivors_a": {str(k): v for k, v in s.survivors_a.items()},
+            "survivors_b": {str(k): v for k, v in s.survivors_b.items()},
+            "fighters": [f.to_dict() for f in s.fighters], "mean_rounds": s.mean_rounds,
+            "rounds": {str(k): v for k, v in s.rounds.items()}, "rounds_tail": s.rounds_tail,
+            "truncation": s.truncation, "states": s.states}
+        out.update(self.extra)
+        return strict(out)

@@ -12,13 +12,26 @@ from typing import Any, Mapping
 import numpy as np
 from numpy.typing import NDArray
 
+from analysis.engine.assumptions import Use, listed
 from analysis.engine.dist import Dist
-from analysis.engine.registry import house_rules_of
+from analysis.engine.registry import house_rules_of, registered
 
 
 def house_rules_echo(system_id: str, variants: Mapping[str, Any]) -> dict[str, Any]:
     """The rule constants of a result's ruleset that differ from the book (``house_rules`` in every output)."""
     return house_rules_of(system_id, variants)
+
+
+def assumptions_echo(system_id: str, variants: Mapping[str, Any],
+                     fighters: Mapping[str, Mapping[str, Any]] | None = None, kind: str = "check") -> dict[str, Any]:
+    """The lab's assumptions a result rests on (``assumptions`` in every output): those of its system that apply to
+    its ruleset, its fighters by role and what it computes (:class:`~analysis.engine.assumptions.Use`).
+
+    >>> from analysis.systems import get_system
+    >>> list(assumptions_echo("kurs", get_system("kurs").rules().to_dict()))
+    ['dk_faces']
+    """
+    return listed(registered(system_id).assumptions, Use(variants, fighters or {}, kind))
 
 
 def strict(obj: Any) -> Any:
@@ -75,6 +88,7 @@ class CheckResult:
             "system": self.system,
             "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": assumptions_echo(self.system, self.variants),
             "params": dict(self.params),
             "p_success": self.p_success,
             "outcome": self.outcome,
@@ -116,6 +130,7 @@ class OpposedResult:
             "system": self.system,
             "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
+            "assumptions": assumptions_echo(self.system, self.variants, kind="opposed"),
             "a": dict(self.a),
             "b": dict(self.b),
             "p_a_wins": self.p_a_wins,

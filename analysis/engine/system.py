@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from analysis.base.params import Validated
+from analysis.engine.assumptions import Assumption
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,19 @@ class System:
     tactics: Callable[[Any, Any, Any], Any] | None = None
     """``tactics(rules, a, b)`` -> :class:`~analysis.engine.decisions.DecisionGame`: the duel as a game of the
     decisions of RULES.md section 8 (``None``: the system does not model decisions yet)."""
+
+    assumptions: tuple[Assumption, ...] = ()
+    """The numbers the lab chose where the seed gives none (:mod:`analysis.engine.assumptions`), one a line."""
+    tactics_states: Callable[[Any, Any, Any], int] | None = None
+    """``tactics_states(rules, a, b)``: an upper estimate of the decision game's states, without building it (the
+    memory guard of :func:`analysis.fights.budget.check_tactics`)."""
+    group: Callable[[Any, Any, Any], Any] | None = None
+    """``group(rules, side_a, side_b)`` -> :class:`~analysis.engine.groups.GroupResult`: a group fight of RULES.md
+    section 7 solved exactly (sides are sequences of fighters; one against one is the duel, number for number;
+    ``None``: not modelled yet)."""
+    group_states: Callable[[Any, Any, Any], int] | None = None
+    """``group_states(rules, side_a, side_b)``: an upper estimate of the exact group chain's states, without building
+    it (the front end refuses past the memory budget, as for duels)."""
 
     def level_missing(self, level: str) -> str | None:
         """Why a duel reports ``null`` for ``level``, or ``None`` when the system has it."""

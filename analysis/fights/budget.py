@@ -25,11 +25,14 @@ import importlib
 import inspect
 import math
 import os
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from analysis.base import interrupt
 from analysis.base.params import DicelabError, ParamError
 from analysis.engine.system import System
 
@@ -83,13 +86,30 @@ def _along(points: list[tuple[int, float]], x: float, flat_below: bool) -> float
 COSTS = {
     "tristat": Cost(((6561, 70, 0.0278), (25921, 93, 0.101), (78961, 162, 0.341), (160801, 271, 0.885),
                      (361201, 525, 2.29))),
-    "onesix": Cost(((202800, 273, 0.137), (428652, 273, 0.377), (762048, 316, 0.822), (1221132, 435, 2.54))),
+    "onesix": Cost(((202800, 273, 0.137), (428652, 273, 0.377), (559872, 274, 0.41), (762048, 316, 0.822),
+                    (1221132, 435, 2.54), (1825200, 646, 5.6), (4627692, 1118, 6.6), (8957952, 1702, 15.1),
+                    (19324332, 3391, 30.4))),
     "tun": Cost(((2888, 62, 0.0134), (5000, 65, 0.0419), (7688, 74, 0.0686), (10952, 97, 0.148))),
     "kurs": Cost(((29282, 72, 0.054), (116162, 140, 0.486), (260642, 289, 1.1), (462722, 526, 2.96),
                   (722402, 854, 5.39), (1039682, 1309, 6.87))),
 }
 """Measured on the lab's 2-core machine by ``python benchmarks/bench_memory.py calibrate`` (CPU seconds, so a
-busy machine does not inflate them); the states are those :func:`duel_states` counts."""
+busy machine does not inflate them); the states are those :func:`duel_states` counts.  2K's points past 1.3 million
+states and its armor-wear rungs were measured on a busier day: their CPU seconds are scaled by 0.55, the ratio
+of the rungs measured on both days (4, 6, 8 and 10 levels)."""
+
+
+TACTICS_COSTS = {
+    "tun": Cost(((4525, 120, 1.0), (1258769, 2000, 60.0))),
+}
+"""The decision game (RULES.md section 8) built and analysed (book, best response, equilibrium, each decision's
+worth, the dominated scripts) against ``System.tactics_states``: ``python benchmarks/bench_tun_games.py
+calibrate``."""
+GROUP_COSTS = {
+    "tun": Cost(((1352, 80, 0.5), (2765954, 1000, 600.0))),
+}
+"""The exact group chain (RULES.md section 7) against ``System.group_states``: ``python
+benchmarks/bench_tun_games.py calibrate``."""
 
 
 def duel_cost(system: System, states: int, what: str) -> float:
@@ -102,7 +122,9 @@ def duel_cost(system: System, states: int, what: str) -> float:
 
 def duel_states(system: System, rules: Any, a: Any, b: Any) -> int:
     """The exact duel's chain states: the system's ``duel_states`` hook, else the product of the two fighters'
-    track lengths (``track(rules, fighter)`` of the system module, whatever of the two it takes)."""
+    track lengths (``track(rules, fighter)`` of the system module, whatever of the two it takes).  A cancel point:
+    estimating many duels stops at a cancel (:func:`analysis.base.interrupt.check`)."""
+    interrupt.check()
     if system.duel_states is not None:
         return int(system.duel_states(rules, a, b))
     track = getattr(importlib.import_module(f"analysis.systems.{system.id}"), "track", None)
@@ -138,16 +160,102 @@ def check_positive(name: str, value: Any, allowed: str) -> float:
     return float(value)
 
 
+@dataclass(frozen=True)
+class Limits:
+    """The ceilings a front end computes under and how its refusals say to go past them: ``memory_gb`` (``None``:
+    :func:`max_memory`'s default), ``budget`` seconds (``None``: :data:`BUDGET_SECONDS`), and the ways past each,
+    where ``GB`` and ``SECONDS`` become the amount needed.  The command line's are the defaults; the app computes
+    under its own (:func:`limited`)."""
+
+    memory_gb: float | None = None
+    budget: float | None = None
+    past_memory: str = "--max-memory GB allows it, or the Monte Carlo `sim` runs it in flat memory"
+    past_budget: str = "--budget SECONDS allows it"
+
+
+_limits: ContextVar[Limits] = ContextVar("dicelab_limits", default=Limits())
+
+
+def limits() -> Limits:
+    """The limits the running computation is under."""
+    return _limits.get()
+
+
+@contextmanager
+def limited(under: Limits) -> Iterator[Limits]:
+    """Run the block under ``under`` (a thread's computations: the app's jobs)."""
+    token = _limits.set(under)
+    try:
+        yield under
+    finally:
+        _limits.reset(token)
+
+
 def check_duel(system: System, rules: Any, a: Any, b: Any, limit_gb: float | None = None,
-               option: str = f"{MEMORY_ENV}=GB") -> None:
-    """Refuse, before it starts, an exact duel whose estimated peak memory is past the ceiling; the message gives
-    the estimate and the ``option`` that allows it."""
-    need, limit = duel_bytes(system, rules, a, b), max_memory(limit_gb)
+               option: str | None = None) -> None:
+    """Refuse, before it starts, an exact duel whose estimated peak memory is past the ceiling (``limit_gb``, else
+    the current :class:`Limits`'); the message gives the estimate and the ``option`` (``--max-memory GB``) or
+    the way past it the current limits name."""
+    now = limits()
+    need, limit = duel_bytes(system, rules, a, b), max_memory(limit_gb if limit_gb is not None else now.memory_gb)
     if need > limit:
         states = duel_states(system, rules, a, b)
+        past = (f"{option} allows it, or the Monte Carlo `sim` runs it in flat memory" if option is not None
+                else now.past_memory)
         raise DicelabError(f"{system.id} duel too large: about {need / GB:.1f} GB ({states:,} chain states); allowed: "
-                           f"at most {limit / GB:g} GB; {option.replace('GB', f'{math.ceil(need / GB)}')} allows it, "
-                           "or the Monte Carlo `sim` runs it in flat memory")
+                           f"at most {limit / GB:g} GB; {past.replace('GB', f'{math.ceil(need / GB)}')}")
+
+
+def exact_duel(system: System, rules: Any, a: Any, b: Any, limit_gb: float | None = None,
+               option: str | None = None) -> Any:
+    """The exact duel (``system.duel``), refused before it starts past the memory ceiling (:func:`check_duel`):
+    the one way the tools and front ends solve a duel, so the command line and the app cannot drift apart.
+
+    >>> from analysis.systems import get_system
+    >>> from analysis.fights.fighters import load_fighter
+    >>> kurs = get_system("kurs")
+    >>> a = load_fighter(kurs, "maximus")
+    >>> exact_duel(kurs, kurs.rules(), a, a).solution.p_a_wins == kurs.duel(kurs.rules(), a, a).solution.p_a_wins
+    True
+    """
+    check_duel(system, rules, a, b, limit_gb, option)
+    return system.duel(rules, a, b)
+
+
+def check_tactics(system: System, rules: Any, a: Any, b: Any, limit_gb: float | None = None,
+                  option: str = f"{MEMORY_ENV}=GB") -> None:
+    """Refuse, before it starts, a decision game (``System.tactics``) whose estimated peak memory is past the
+    ceiling, as :func:`check_duel` does for duels (a system without its own estimate: the duel's)."""
+    states = (system.tactics_states(rules, a, b) if system.tactics_states is not None
+              else duel_states(system, rules, a, b))
+    cost = TACTICS_COSTS.get(system.id)
+    need = cost.bytes(states) if cost is not None else duel_cost(system, states, "bytes")
+    _refuse(f"{system.id} decision game", need, states, max_memory(limit_gb), option,
+            "or play the fighters' policies (dicelab duel, dicelab sim)")
+
+
+def check_group(system: System, rules: Any, side_a: Sequence[Any], side_b: Sequence[Any],
+                limit_gb: float | None = None, option: str = f"{MEMORY_ENV}=GB") -> None:
+    """Refuse, before it starts, an exact group fight (``System.group``) whose estimated peak memory is past the
+    ceiling (one against one is the duel's guard)."""
+    if len(side_a) == 1 and len(side_b) == 1:
+        check_duel(system, rules, side_a[0], side_b[0], limit_gb, option)
+        return
+    if system.group_states is None:
+        raise DicelabError(f"{system.id}: exact group fights are not modelled yet (RULES.md section 7); allowed: "
+                           "Monte Carlo (simulate_group)")
+    states = int(system.group_states(rules, side_a, side_b))
+    cost = GROUP_COSTS.get(system.id)
+    need = cost.bytes(states) if cost is not None else max(c.bytes(states) for c in GROUP_COSTS.values())
+    _refuse(f"{system.id} group fight", need, states, max_memory(limit_gb), option,
+            "or the Monte Carlo group simulation runs it in flat memory")
+
+
+def _refuse(what: str, need: float, states: int, limit: float, option: str, instead: str) -> None:
+    if need > limit:
+        raise DicelabError(f"{what} too large: about {need / GB:.1f} GB ({states:,} states estimated); allowed: at "
+                           f"most {limit / GB:g} GB; {option.replace('GB', f'{math.ceil(need / GB)}')} allows it, "
+                           f"{instead}")
 
 
 def duels_seconds(system: System, jobs: Iterable[tuple[Any, Any, Any]]) -> float:
@@ -155,15 +263,17 @@ def duels_seconds(system: System, jobs: Iterable[tuple[Any, Any, Any]]) -> float
     return sum(duel_cost(system, duel_states(system, *job), "seconds") for job in jobs)
 
 
-def check_budget(what: str, seconds: float, workers: int, budget: float | None = None,
-                 option: str = "--budget SECONDS") -> float:
+def check_budget(what: str, seconds: float, workers: int, budget: float | None = None) -> float:
     """The estimated wall time of ``seconds`` of work on ``workers`` processes, or a one-line refusal naming the
-    estimate and the ``option`` that allows it when past ``budget`` (default :data:`BUDGET_SECONDS`)."""
+    estimate and the way past it when past ``budget`` (default: the current :class:`Limits`', else
+    :data:`BUDGET_SECONDS`)."""
+    now = limits()
+    budget = budget if budget is not None else now.budget
     budget = BUDGET_SECONDS if budget is None else check_positive("budget", budget, "a number of seconds > 0")
     wall = seconds / max(1, workers)
     if wall > budget:
         raise DicelabError(f"{what}: about {human(wall)} of exact duels (estimated); allowed: at most "
-                           f"{human(budget)}; {option.replace('SECONDS', str(math.ceil(wall * 1.5)))} allows it")
+                           f"{human(budget)}; {now.past_budget.replace('SECONDS', str(math.ceil(wall * 1.5)))}")
     return wall
 
 

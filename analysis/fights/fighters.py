@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from analysis.base.files import load_data
-from analysis.base.params import DicelabError, parse_pairs, shown
+from analysis.base.params import MAX_NAME, MAX_NOTE, DicelabError, check_text, parse_pairs, shown
 from analysis.engine.system import System
 
 META_KEYS = ("name", "note", "archetype")
@@ -36,21 +36,31 @@ def archetypes(system_id: str) -> dict[str, dict[str, Any]]:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
-def build_fighter(system: System, entry: Mapping[str, Any], where: str) -> Any:
-    """A fighter from a mapping of parameters (text or values) plus the meta keys."""
+def build_fighter(system: System, entry: Mapping[str, Any], where: str, default_name: str | None = None) -> Any:
+    """A fighter from a mapping of parameters (text or values) plus the meta keys; a ``name`` or ``note`` given must
+    be text (:func:`~analysis.base.params.check_text`); without a name: ``default_name`` (cut to
+    :data:`~analysis.base.params.MAX_NAME` characters), else the archetype's, else ``where``."""
     entry = dict(entry)
     base_name = entry.pop("archetype", None)
-    name = entry.pop("name", None)
-    note = entry.pop("note", "")
+    name, note = entry.pop("name", None), entry.pop("note", None)
+    try:
+        if name is not None:
+            check_text("name", name, MAX_NAME)
+        if note is not None:
+            check_text("note", note, MAX_NOTE)
+    except DicelabError as err:
+        raise DicelabError(f"{where}: {err}") from None
     base = None
     if base_name is not None:
-        base = archetype(system, str(base_name))
-        name = name or base.name
+        if not isinstance(base_name, str):
+            raise DicelabError(f"{where}: archetype = {shown(base_name)} is not allowed; allowed: an archetype name")
+        base = archetype(system, base_name)
     try:
         fighter = system.Fighter.from_text(entry, base=base)
     except DicelabError as err:
         raise DicelabError(f"{where}: {err}") from None
-    return fighter.replace_meta(name=str(name or where), note=str(note or getattr(base, "note", "")))
+    name = name or (default_name or "")[:MAX_NAME] or (base.name if base is not None else where[:MAX_NAME])
+    return fighter.replace_meta(name=name, note=note or getattr(base, "note", ""))
 
 
 def require_content(system: System, entry: Mapping[str, Any], where: str) -> None:
@@ -67,7 +77,7 @@ def archetype(system: System, name: str) -> Any:
     table = archetypes(system.id)
     if name not in table:
         raise DicelabError(f"{system.id} archetype = {shown(name)} is not allowed; allowed: one of {', '.join(table)}")
-    return build_fighter(system, {"name": name, **table[name]}, f"{system.id} archetype {name!r}")
+    return build_fighter(system, table[name], f"{system.id} archetype {name!r}", default_name=name)
 
 
 def load_fighter(system: System, spec: str, what: str = "fighter") -> Any:
@@ -86,7 +96,7 @@ def load_fighter(system: System, spec: str, what: str = "fighter") -> Any:
     if "=" in spec:
         entry = parse_pairs(spec, what)
         require_content(system, entry, what)
-        return build_fighter(system, {"name": "inline fighter", **entry}, what)
+        return build_fighter(system, entry, what, default_name="inline fighter")
     path = Path(spec)
     if path.suffix.lower() in (".toml", ".json"):
         data = load_data(path, "fighter file")
@@ -94,5 +104,5 @@ def load_fighter(system: System, spec: str, what: str = "fighter") -> Any:
             raise DicelabError(f"fighter file {spec!r}: expected a table of parameters, got a {type(data).__name__}")
         where = f"fighter file {spec!r}"
         require_content(system, data, where)
-        return build_fighter(system, {"name": path.stem, **data}, where)
+        return build_fighter(system, data, where, default_name=path.stem)
     return archetype(system, spec)

@@ -30,6 +30,7 @@ from analysis.engine import markov
 from analysis.engine.combat import branch_kernel
 from analysis.engine.markov import OUT, STATUS_NAMES
 from analysis.engine.system import System
+from analysis.fights.budget import exact_duel
 from analysis.fights.setup import BASE, Setup
 from analysis.systems import SYSTEM_IDS, get_system
 
@@ -80,7 +81,7 @@ def skill_gap(system_id: str, setup: Setup | None = None, gaps: Iterable[int] = 
     rows = []
     for gap in gaps:
         a = with_gap(system, base_a, gap)
-        res = system.duel(rules, a, b).to_dict()
+        res = exact_duel(system, rules, a, b).to_dict()
         hit_a, hit_b = system.exchange(rules, a, b), system.exchange(rules, b, a)
         edge_a, edge_b = hit_a.p_hit + hit_a.p_graze, hit_b.p_hit + hit_b.p_graze
         rows.append({
@@ -100,7 +101,7 @@ def rounds_distribution(system_id: str, setup: Setup | None = None) -> pd.DataFr
     """P(the first fighter goes out in round r) for the setup's pairing A vs B."""
     setup = setup or Setup.build()
     system = get_system(system_id)
-    sol = system.duel(duel_rules(setup.ruleset(system_id)), *setup.fighters(system_id)).solution
+    sol = exact_duel(system, duel_rules(setup.ruleset(system_id)), *setup.fighters(system_id)).solution
     return pd.DataFrame({"system": system_id, "round": list(sol.rounds), "p": list(sol.rounds.values())})
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from analysis.engine.combat import describe_fighter
+from analysis.engine.combat import describe_fighter, rests_on
 from analysis.engine.registry import house_rules_of
 from analysis.fights.fighters import load_fighter
 from analysis.systems import SYSTEM_IDS, get_system
@@ -64,13 +64,15 @@ class Setup:
         return {k: v for k, v in rules.to_dict().items() if v != book[k]}
 
     def echo(self) -> dict[str, Any]:
-        """Everything that made the setup's numbers, per system: rules, house rules and both fighters."""
+        """Everything that made the setup's numbers, per system: rules, house rules, both fighters and the lab's
+        assumptions its checks and duel rest on."""
         out = {}
         for sid in SYSTEM_IDS:
             rules = self.rules[sid]
-            out[sid] = {"variants": rules.to_dict(), "changed": self.changed(sid),
-                        "house_rules": house_rules_of(sid, rules.to_dict()),
-                        "a": describe_fighter(self.a[sid], rules), "b": describe_fighter(self.b[sid], rules)}
+            variants, a, b = rules.to_dict(), describe_fighter(self.a[sid], rules), describe_fighter(self.b[sid], rules)
+            out[sid] = {"variants": variants, "changed": self.changed(sid),
+                        "house_rules": house_rules_of(sid, variants), "a": a, "b": b,
+                        "assumptions": rests_on(sid, variants, a, b)}
         return out
 
 

@@ -205,6 +205,30 @@ def pairs(mapping: Any) -> str:
     return ", ".join(f"{k}={text(v)}" for k, v in mapping.items())
 
 
+def assumed_pairs(assumptions: Any) -> str:
+    """``name=value, ...`` of a result's ``assumptions`` (a fighter's field: each fighter's value).
+
+    >>> assumed_pairs({"no_defense_bonus": {"value": 2}, "armor": {"value": {"a": 0, "b": 3}}})
+    'no_defense_bonus=2, armor (a 0, b 3)'
+    """
+    return ", ".join(f"{name} ({', '.join(f'{role} {text(v)}' for role, v in entry['value'].items())})"
+                     if isinstance(entry["value"], dict) else f"{name}={text(entry['value'])}"
+                     for name, entry in assumptions.items())
+
+
+def assumptions_line(assumptions: Any, indent: str = "  ") -> str:
+    """The lab's assumptions a result rests on as one text line (empty when there are none).
+
+    >>> assumptions_line({"no_defense_bonus": {"value": 2}})
+    "  assumptions (the lab's numbers, no seed gives them): no_defense_bonus=2\\n"
+    >>> assumptions_line({})
+    ''
+    """
+    if not assumptions:
+        return ""
+    return f"{indent}assumptions (the lab's numbers, no seed gives them): {assumed_pairs(assumptions)}\n"
+
+
 def to_jsonable(value: Any) -> Any:
     """``json.dumps`` default for numpy scalars and arrays."""
     if type(value).__module__ == "numpy":

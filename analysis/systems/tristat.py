@@ -22,7 +22,9 @@ import numpy as np
 from analysis.base.lazy import sp
 from analysis.base.params import Bool, Choice, DicelabError, Faces, FighterBase, Int, ParamError, Validated, param
 from analysis.engine import markov
+from analysis.engine.assumptions import FIGHTS, Assumption, When, positive
 from analysis.engine.combat import (
+    FINISH_ATTACKS,
     Branch,
     DuelResult,
     DuelRules,
@@ -734,4 +736,14 @@ SYSTEM = register(System(
     round_seconds=5,
     duel_states=duel_states,
     slips=slips,
+    assumptions=(
+        Assumption("armor", "the seed's Armor lowers damage by its level without saying how much: the lab takes armor "
+                   "points off every hit, floor 0", (0, 2, 5, 10), When(FIGHTS, defender={"armor": positive})),
+        Assumption("total_defence_rounds", "nothing ends a fight against total defence: the lab stops after this many "
+                   "rounds (help arrives, the attacker gives up)", (3, 5, 10, 20),
+                   When(("duel",), defender={"stance": "total_defence"})),
+        Assumption("shock_rule", "the seed names Shock without its numbers: the lab's stand-in, a Body check after a "
+                   "hit above the shock value", (False, True), When(FIGHTS, rules={"shock_rule": True})),
+        FINISH_ATTACKS,
+    ),
 ))

@@ -18,6 +18,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from analysis.base.params import Faces
+from analysis.engine.combat import describe_fighter, duel_assumptions
 from analysis.engine.system import System
 from analysis.fights.lethality import duel_rules
 from analysis.fights.setup import Setup
@@ -25,7 +27,8 @@ from analysis.present.tables import success_table, text
 from analysis.systems import all_systems, get_system
 from analysis.systems.tristat import DICE as TRISTAT_DICE
 from analysis.tools import variants as variant_tools
-from analysis.tools.variants import rule_alternatives, variants
+from analysis.tools.duels import duel_job, solve_valid
+from analysis.tools.variants import alternatives, rule_alternatives, variants
 from analysis.tools.worth import worth
 
 
@@ -217,3 +220,57 @@ def policy_effects(setup: Setup | None = None, fields: Mapping[str, Sequence[str
     return pd.DataFrame(rows, columns=["system", "policy", "value", "option", "p_a_wins", "d_p_a_wins",
                                        "p_a_killed", "d_p_a_killed", "p_b_killed", "d_p_b_killed", "p_killed",
                                        "mean_rounds", "d_mean_rounds", "note"])
+
+
+def shown_value(system: System, name: str, value: Any) -> str:
+    """A ruleset value as a designer names it: a die's preset by its name, anything else as typed.
+
+    >>> kurs = get_system("kurs")
+    >>> shown_value(kurs, "dk_faces", (-1, 0, 1)), shown_value(kurs, "no_defense_bonus", 2)
+    ('fudge', '2')
+    """
+    spec = system.Rules.specs().get(name)
+    if isinstance(spec, Faces):
+        value = tuple(value)
+        return next((preset for preset, faces in spec.presets.items() if faces == value), text(value))
+    return text(value)
+
+
+def assumption_ranges(setup: Setup | None = None, systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """How far the setup's matched duel moves over each plausible value of each lab assumption of its ruleset it
+    rests on (:mod:`analysis.engine.assumptions`), and each tactical option of A over the assumptions it adds.
+
+    One row per (system, option, assumption, value): ``option`` is ``""`` for the plain duel or a policy's label
+    (``stance=no_defense``); ``current`` marks the value the ruleset has; ``p_a_wins``, ``p_killed`` (someone at
+    the ``lethal_at`` level; ``None`` where the system has none) and ``mean_rounds`` (``None`` when the fight never
+    ends); ``note`` says why a duel was refused.  The duels are played as
+    :func:`analysis.fights.lethality.duel_rules` says.  A fighter's own field (Tri-Stat ``armor``) is the
+    designer's number, not searched here (``dicelab design`` varies it).  ``systems``: only these (default all).
+    """
+    setup = setup or Setup.build()
+    rows = []
+    for system in (get_system(s) for s in systems) if systems is not None else all_systems():
+        rules = duel_rules(setup.ruleset(system.id))
+        a, b = setup.fighters(system.id)
+        variants_, fa, fb = rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules)
+        plain = duel_assumptions(system.id, variants_, fa, fb)
+        cases = [("", {}, plain)]
+        for name, value, label in alternatives(system.Fighter.specs("policy"), a):
+            rests = duel_assumptions(system.id, variants_, {**fa, name: value}, fb)
+            cases.append((label, {name: value}, {k: v for k, v in rests.items() if k not in plain}))
+        declared = {x.name: x for x in system.assumptions if x.name in system.Rules.specs()}
+        points = [(option, policy, name, value) for option, policy, assumed in cases for name in assumed
+                  if name in declared for value in declared[name].plausible]
+        jobs = [duel_job(lambda p=policy, n=name, v=value: (rules.replace(**{n: v}), a.replace(**p), b))
+                for _, policy, name, value in points]
+        defined = system.level_missing(rules.lethal_at) is None
+        for (option, _, name, value), f in zip(points, solve_valid(system, jobs, 1, None, None, None, "assumptions")):
+            row: dict[str, Any] = {"system": system.id, "option": option, "assumption": name,
+                                   "value": shown_value(system, name, value), "current": value == getattr(rules, name),
+                                   "note": f if isinstance(f, str) else ""}
+            if not isinstance(f, str):
+                row.update(p_a_wins=f.p_a_wins, p_killed=f.p_killed if defined else None,
+                           mean_rounds=f.mean_rounds if math.isfinite(f.mean_rounds) else None)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["system", "option", "assumption", "value", "current", "p_a_wins", "p_killed",
+                                       "mean_rounds", "note"])

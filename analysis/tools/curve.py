@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from analysis.base.params import DicelabError, Int, ParamError
+from analysis.engine.results import assumptions_echo
 from analysis.engine.system import System
 
 TOL = 1e-12
@@ -113,4 +114,7 @@ def show_p(p: float, digits: int = 6) -> str:
 
 
 def echo(system: System, rules: Any, args: Any) -> dict[str, Any]:
-    return {"system": system.id, "variants": rules.to_dict(), "params": args.to_dict()}
+    """A check's system, ruleset, parameters and the lab's assumptions it rests on, as the tools echo them."""
+    variants = rules.to_dict()
+    return {"system": system.id, "variants": variants, "params": args.to_dict(),
+            "assumptions": assumptions_echo(system.id, variants)}

@@ -8,15 +8,18 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from analysis.base.params import DicelabError, ParamError
-from analysis.engine.combat import describe_fighter
+from analysis.base import interrupt
+from analysis.base.params import DicelabError, ParamError, shown
+from analysis.engine.assumptions import merged
+from analysis.engine.combat import describe_fighter, duel_assumptions
 from analysis.engine.system import System
 from analysis.tools.curve import check_probability
-from analysis.tools.duels import DuelFigures, Progress, figure_distance, require_duel, solve_duels
+from analysis.tools.duels import DuelFigures, Progress, Unfinished, figure_distance, require_duel, solve_duels
 
 MAX_SETTINGS = 20_000
 """The largest design grid accepted (its time is estimated, and refused past the budget, before it starts)."""
-VARY = re.compile(r"^\s*(?:(a|b)\.)?([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*(?:\.\.\s*(-?\d+)\s*)?$")
+VARY = re.compile(r"^\s*(?:(a|b)\.)?([A-Za-z_]\w*)\s*=\s*(-?\d{1,9})\s*(?:\.\.\s*(-?\d{1,9})\s*)?$")
+"""``[a.|b.]NAME=LO..HI``, the bounds integers of at most 9 digits (any fighter parameter is far smaller)."""
 
 
 @dataclass(frozen=True)
@@ -43,16 +46,20 @@ def parse_vary(text_: str) -> tuple[Vary, ...]:
     ['a.weapon_damage=0..20', 'armor=2..2']
     """
     out: list[Vary] = []
-    for item in (i for i in text_.split(",") if i.strip()):
+    if not text_.strip():
+        raise DicelabError("--vary needs at least one PARAM=LO..HI")
+    for item in text_.split(","):
+        if not item.strip():
+            raise DicelabError(f"--vary {shown(text_)} has an empty item (two commas in a row, or one at an end); "
+                               "allowed: PARAM=LO..HI items separated by commas")
         m = VARY.match(item)
         if not m:
-            raise DicelabError(f"--vary {item.strip()!r} is not of the form [a.|b.]NAME=LO..HI")
+            raise DicelabError(f"--vary {shown(item.strip())} is not of the form [a.|b.]NAME=LO..HI (integers of at "
+                               "most 9 digits)")
         side, name, lo, hi = m.group(1) or "both", m.group(2), int(m.group(3)), int(m.group(4) or m.group(3))
         if lo > hi:
-            raise DicelabError(f"--vary {item.strip()!r}: the range is empty (LO > HI)")
+            raise DicelabError(f"--vary {shown(item.strip())}: the range is empty (LO > HI)")
         out.append(Vary(side, name, lo, hi))
-    if not out:
-        raise DicelabError("--vary needs at least one PARAM=LO..HI")
     return distinct(tuple(out))
 
 
@@ -75,10 +82,12 @@ class DesignPoint:
     b: Mapping[str, Any]
     figures: DuelFigures
     distance: float
+    assumptions: Mapping[str, Any]
+    """The lab's assumptions this setting's duel rests on."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"setting": dict(self.setting), **self.figures.to_dict(), "distance": self.distance,
-                "a": dict(self.a), "b": dict(self.b)}
+                "a": dict(self.a), "b": dict(self.b), "assumptions": dict(self.assumptions)}
 
 
 @dataclass(frozen=True)
@@ -96,11 +105,24 @@ class DesignResult:
     skipped: tuple[str, ...] = ()
     distance: str = ("sqrt((ln(mean rounds / rounds) / ln 1.5)^2 + ((P(death) - lethality) / 0.10)^2"
                      " [+ ((P(A wins) - p_win) / 0.10)^2])")
+    searched: int | None = None
+    """Settings searched, in grid order, when an interruption stopped the search (``None``: all of them)."""
+
+    @property
+    def interrupted(self) -> bool:
+        return self.searched is not None
+
+    @property
+    def assumptions(self) -> dict[str, Any]:
+        """The lab's assumptions any shown setting's duel rests on (each setting lists its own)."""
+        return merged([p.assumptions for p in self.best])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"system": self.system, "variants": dict(self.variants), "a": dict(self.a), "b": dict(self.b),
-                "vary": list(self.vary), "wish": dict(self.wish), "distance": self.distance, "settings": self.settings,
-                "skipped": list(self.skipped), "best": [p.to_dict() for p in self.best]}
+        return {"system": self.system, "variants": dict(self.variants), "assumptions": self.assumptions,
+                "a": dict(self.a), "b": dict(self.b), "vary": list(self.vary), "wish": dict(self.wish),
+                "distance": self.distance, "settings": self.settings,
+                "skipped": list(self.skipped), "best": [p.to_dict() for p in self.best],
+                "interrupted": self.interrupted, "searched": self.settings if self.searched is None else self.searched}
 
 
 def setting_fighters(a: Any, b: Any, vary: Sequence[Vary], values: Sequence[int]) -> tuple[Any, Any]:
@@ -117,7 +139,8 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
     """Search the integer grid ``vary`` for the duels nearest the wished mean rounds, P(death) and P(A wins).
 
     ``budget``, ``max_memory`` and ``progress``: as in :func:`solve_duels` (the search is refused before it
-    starts when its estimated time is past the budget).
+    starts when its estimated time is past the budget).  Ctrl-C, SIGTERM or a cancel once some settings are solved
+    return the best of those (``searched`` counts them).
 
     >>> from analysis.systems import get_system
     >>> from analysis.fights.fighters import load_fighter
@@ -143,9 +166,18 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
     if size > MAX_SETTINGS:
         raise DicelabError(f"design: {size:,} settings is too many; allowed: at most {MAX_SETTINGS:,} (narrow --vary)")
     grid = list(itertools.product(*(range(v.lo, v.hi + 1) for v in vary)))
-    fighters = [setting_fighters(a, b, vary, values) for values in grid]
-    solved = solve_duels(system, [(rules, fa, fb) for fa, fb in fighters], workers, budget, max_memory, progress,
-                         "design")
+    fighters = []
+    for values in grid:
+        interrupt.check()
+        fighters.append(setting_fighters(a, b, vary, values))
+    searched = None
+    try:
+        solved = solve_duels(system, [(rules, fa, fb) for fa, fb in fighters], workers, budget, max_memory, progress,
+                             "design")
+    except Unfinished as stop:
+        if not stop.done:
+            raise
+        solved, searched = stop.done, len(stop.done)
     scored, skipped = [], []
     for i, f in enumerate(solved):
         if isinstance(f, str):
@@ -156,11 +188,14 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
     if not scored:
         raise DicelabError(f"design: no setting could be solved, e.g. {skipped[0]}")
     scored.sort(key=lambda t: (t[0], t[1]))
-    best = tuple(DesignPoint(dict(zip((v.label for v in vary), grid[i])), describe_fighter(fighters[i][0], rules),
-                             describe_fighter(fighters[i][1], rules), f, d) for d, i, f in scored[:top])
+    best = []
+    for d, i, f in scored[:top]:
+        fa, fb = describe_fighter(fighters[i][0], rules), describe_fighter(fighters[i][1], rules)
+        best.append(DesignPoint(dict(zip((v.label for v in vary), grid[i])), fa, fb, f, d,
+                                duel_assumptions(system.id, rules.to_dict(), fa, fb)))
     return DesignResult(system.id, rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules),
                         tuple(str(v) for v in vary), {"rounds": float(rounds), "lethality": lethality, "p_win": p_win},
-                        len(grid), best, tuple(skipped))
+                        len(grid), tuple(best), tuple(skipped), searched=searched)
 
 
 def _label(vary: Sequence[Vary], values: Sequence[int]) -> str:

@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import signal
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from analysis.base import interrupt
 from analysis.base.params import DicelabError
-from analysis.base.pool import check_workers, cores, fork_or_spawn, process_pool
+from analysis.base.pool import check_workers, cores, fork_or_spawn, process_pool, stop_now
 from analysis.engine.markov import STATUS_NAMES
 from analysis.engine.system import System
 from analysis.fights import budget as cost
@@ -113,8 +115,7 @@ def _solve_one(system: System, max_memory: float | None, job: tuple[Any, Any, An
     """One duel's figures, or the message of the error that stopped it (a duel past the memory ceiling is not
     started)."""
     try:
-        cost.check_duel(system, *job, limit_gb=max_memory, option="--max-memory GB")
-        return DuelFigures.of(system.duel(*job))
+        return DuelFigures.of(cost.exact_duel(system, *job, limit_gb=max_memory))
     except (DicelabError, NotImplementedError) as err:
         return str(err) or type(err).__name__
 
@@ -141,6 +142,15 @@ Progress = Callable[[int], Any]
 """A progress factory: called with the number of duels, it returns an :class:`analysis.base.progress.Progress`."""
 
 
+class Unfinished(interrupt.Interrupted):
+    """Ctrl-C, SIGTERM or a cancel stopped :func:`solve_duels`: ``done`` holds the first duels' results (of
+    ``total``), in order."""
+
+    def __init__(self, done: list[DuelFigures | str], total: int, signum: int = signal.SIGINT):
+        super().__init__(signum)
+        self.done, self.total = done, total
+
+
 def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: int | None = None,
                 budget: float | None = None, max_memory: float | None = None, progress: Progress | None = None,
                 what: str = "duels") -> list[DuelFigures | str]:
@@ -149,7 +159,8 @@ def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: i
     The duels' time is estimated first and refused past ``budget`` seconds
     (:func:`analysis.fights.budget.check_budget`); a duel past ``max_memory`` GB is
     skipped (its message in place of figures).  Each duel is exact and
-    independent, so the results do not depend on the worker count.
+    independent, so the results do not depend on the worker count.  Ctrl-C,
+    SIGTERM or a cancel raise :class:`Unfinished` with the duels finished.
     """
     n = worker_count(workers, len(jobs))
     wall = cost.check_budget(what, estimate_seconds(system, jobs, max_memory), n, budget)
@@ -161,6 +172,7 @@ def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: i
     try:
         if n == 1:
             for job in jobs:
+                interrupt.check()
                 out.append(run(job))
                 if bar is not None:
                     bar.update(1)
@@ -172,8 +184,13 @@ def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: i
                 if bar is not None:
                     bar.update(1)
         finally:
-            pool.shutdown(wait=len(out) == len(jobs), cancel_futures=True)
+            if len(out) == len(jobs):
+                pool.shutdown()
+            else:
+                stop_now(pool)
         return out
+    except KeyboardInterrupt as stop:
+        raise Unfinished(out, len(jobs), getattr(stop, "signum", signal.SIGINT)) from None
     finally:
         if bar is not None:
             bar.close()
@@ -187,8 +204,18 @@ def duel_job(make: Callable[[], tuple[Any, Any, Any]]) -> tuple[Any, Any, Any] |
         return f"not allowed here: {err}"
 
 
+UNSOLVED = "not solved: interrupted"
+"""What a duel an interrupted search did not reach says."""
+
+
 def solve_valid(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any) -> list[DuelFigures | str]:
-    """:func:`solve_duels` over the jobs that could be made; the others keep their reason."""
+    """:func:`solve_duels` over the jobs that could be made; the others keep their reason.  Interrupted: raises
+    :class:`Unfinished` whose ``done`` has every job, those not reached :data:`UNSOLVED`."""
     valid = [job for job in jobs if not isinstance(job, str)]
-    solved = iter(solve_duels(system, valid, *args))
+    try:
+        solved = iter(solve_duels(system, valid, *args))
+    except Unfinished as stop:
+        solved = iter(stop.done)
+        stop.done = [job if isinstance(job, str) else next(solved, UNSOLVED) for job in jobs]
+        raise
     return [job if isinstance(job, str) else next(solved) for job in jobs]

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from analysis.base.params import DicelabError, ParamError
-from analysis.engine.combat import describe_fighter
+from analysis.engine.assumptions import merged
+from analysis.engine.combat import describe_fighter, duel_assumptions
 from analysis.engine.system import System
 from analysis.fights import budget as cost
 from analysis.fights.fighters import archetype, archetypes
@@ -15,6 +16,7 @@ from analysis.tools.curve import Curve, cases_at, echo
 from analysis.tools.duels import (
     DuelFigures,
     Progress,
+    Unfinished,
     estimate_seconds,
     figure_distance,
     require_duel,
@@ -117,10 +119,17 @@ class FightEquivalence:
     pairings: int
     skipped: tuple[str, ...] = ()
     distance: str = "sqrt((dP(A wins) / 0.10)^2 + (ln(mean rounds ratio) / ln 1.5)^2)"
+    searched: int | None = None
+    """Pairings searched, in order, when an interruption stopped the search (``None``: all of them)."""
+
+    @property
+    def interrupted(self) -> bool:
+        return self.searched is not None
 
     def to_dict(self) -> dict[str, Any]:
         return {"from": {**self.source, **self.figures.to_dict()}, "to": dict(self.target), "distance": self.distance,
-                "pairings": self.pairings, "skipped": list(self.skipped), "matches": [m.to_dict() for m in self.matches]}
+                "pairings": self.pairings, "skipped": list(self.skipped), "matches": [m.to_dict() for m in self.matches],
+                "interrupted": self.interrupted, "searched": self.pairings if self.searched is None else self.searched}
 
 
 def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, target_rules: Any,
@@ -129,13 +138,14 @@ def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, targ
     """The ``top`` ordered archetype pairings (X, Y) of ``target`` whose duel is nearest A vs B's in ``source``.
 
     Nearness is :func:`figure_distance` on P(A wins) and mean rounds; ``budget``,
-    ``max_memory`` and ``progress`` as in :func:`solve_duels`.
+    ``max_memory`` and ``progress`` as in :func:`solve_duels`.  Ctrl-C, SIGTERM or a cancel once some pairings
+    are solved return the nearest of those (``searched`` counts them).
     """
     for s in (source, target):
         require_duel(s)
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ParamError("top", top, "an integer >= 1")
-    cost.check_duel(source, rules, a, b, limit_gb=max_memory, option="--max-memory GB")
+    cost.check_duel(source, rules, a, b, limit_gb=max_memory)
     names = list(archetypes(target.id))
     if not names:
         raise DicelabError(f"{target.id} has no archetypes to pair")
@@ -144,8 +154,14 @@ def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, targ
     jobs = [(target_rules, fighters[x], fighters[y]) for x, y in pairs]
     cost.check_budget("equiv", estimate_seconds(source, [(rules, a, b)]) + estimate_seconds(target, jobs, max_memory),
                       worker_count(workers, len(jobs)), budget)
-    figures = DuelFigures.of(source.duel(rules, a, b))
-    solved = solve_duels(target, jobs, workers, budget, max_memory, progress, "equiv")
+    figures = DuelFigures.of(cost.exact_duel(source, rules, a, b, limit_gb=max_memory))
+    searched = None
+    try:
+        solved = solve_duels(target, jobs, workers, budget, max_memory, progress, "equiv")
+    except Unfinished as stop:
+        if not stop.done:
+            raise
+        solved, searched = stop.done, len(stop.done)
     matches, skipped = [], []
     for (x, y), f in zip(pairs, solved):
         if isinstance(f, str):
@@ -153,6 +169,10 @@ def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, targ
             continue
         matches.append(FightMatch(x, y, f, figure_distance([(f.p_a_wins, figures.p_a_wins)], (f.mean_rounds, figures.mean_rounds))))
     matches.sort(key=lambda m: m.distance)
+    shown = matches[:top]
     src = {"system": source.id, "variants": rules.to_dict(), "a": describe_fighter(a, rules), "b": describe_fighter(b, rules)}
-    return FightEquivalence(src, {"system": target.id, "variants": target_rules.to_dict()}, figures,
-                            tuple(matches[:top]), len(pairs), tuple(skipped))
+    src["assumptions"] = duel_assumptions(source.id, src["variants"], src["a"], src["b"])
+    dst = {"system": target.id, "variants": target_rules.to_dict()}
+    duels = [[describe_fighter(fighters[x], target_rules) for x in (m.a, m.b)] for m in shown]
+    dst["assumptions"] = merged([duel_assumptions(target.id, dst["variants"], *pair) for pair in duels])
+    return FightEquivalence(src, dst, figures, tuple(shown), len(pairs), tuple(skipped), searched=searched)

@@ -16,7 +16,10 @@ from typing import Any, Mapping
 import pandas as pd
 
 from analysis.base.params import DicelabError, Validated
+from analysis.engine.assumptions import merged
+from analysis.engine.combat import describe_fighter, rests_on
 from analysis.engine.registry import house_rules_of
+from analysis.fights.budget import exact_duel
 from analysis.fights.fighters import archetype, archetypes
 from analysis.fights.lethality import p_killed
 from analysis.present.tables import success_table, text
@@ -68,7 +71,7 @@ def duel_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFrame
         results = {}
         for which, rules in (("book", book), ("house", house)):
             try:
-                results[which] = system.duel(rules, f, f).to_dict()
+                results[which] = exact_duel(system, rules, f, f).to_dict()
             except DicelabError as err:
                 results[which] = None
                 notes.append(f"{which}: {err}")
@@ -93,14 +96,23 @@ def worth_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFram
     return out.dropna(subset=["book", "house"], how="all")
 
 
+def assumed(system_id: str, rules: Validated) -> dict[str, Any]:
+    """The lab's assumptions the standard checks and the archetypes' matched duels rest on under ``rules``."""
+    system, variants = get_system(system_id), rules.to_dict()
+    fighters = [describe_fighter(archetype(system, name), rules) for name in archetypes(system_id)]
+    return merged([rests_on(system_id, variants, f, f) for f in fighters] or [rests_on(system_id, variants)])
+
+
 def compare_rules(house: Mapping[str, Validated], base: Mapping[str, Validated] | None = None) -> dict[str, dict[str, Any]]:
     """For each system of ``house``: what changed against ``base`` (default: the book played the same way),
-    the check table, the archetypes' matched duels and the worth of +1 under both."""
+    the check table, the archetypes' matched duels and the worth of +1 under both, and the lab's assumptions
+    each side rests on."""
     out = {}
     for sid, rules in house.items():
         book = base[sid] if base is not None else book_of(rules)
         out[sid] = {"house_rules": house_rules_of(sid, rules.to_dict()), "changes": changes(sid, rules, book),
                     "variants": rules.to_dict(), "book_variants": book.to_dict(),
+                    "assumptions": assumed(sid, rules), "book_assumptions": assumed(sid, book),
                     "checks": check_rows(sid, rules, book), "duels": duel_rows(sid, rules, book),
                     "worth": worth_rows(sid, rules, book)}
     return out

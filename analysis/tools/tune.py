@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from analysis.base.params import DicelabError
+from analysis.engine.results import assumptions_echo
 from analysis.engine.system import System
 from analysis.tools.curve import Curve, check_probability, show_p
 
@@ -37,7 +38,7 @@ class TuneResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "variants": dict(self.variants), "params": dict(self.params),
-                "notes": list(self.notes)}
+                "assumptions": assumptions_echo(self.system, self.variants), "notes": list(self.notes)}
 
 
 def tune(system: System, rules: Any, args: Any, p: float) -> TuneResult:
@@ -87,6 +88,7 @@ class TuneTable:
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "variants": dict(self.variants), "params": dict(self.params),
+                "assumptions": assumptions_echo(self.system, self.variants),
                 "value_name": self.value_name, "ceiling": self.ceiling, "floor": self.floor,
                 "rows": [dict(r) for r in self.rows]}
 

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
 from analysis.base.params import Bool, Choice, DicelabError, Faces, Int
-from analysis.engine.combat import describe_fighter
+from analysis.engine.combat import describe_fighter, duel_assumptions, rests_on
 from analysis.engine.system import System
 from analysis.fights import budget as cost
 from analysis.present.tables import text
-from analysis.tools.duels import P_UNIT, ROUNDS_UNIT, DuelFigures, Progress, duel_job, require_duel, solve_valid
+from analysis.tools.duels import (
+    P_UNIT,
+    ROUNDS_UNIT,
+    UNSOLVED,
+    DuelFigures,
+    Progress,
+    Unfinished,
+    duel_job,
+    require_duel,
+    solve_valid,
+)
 
 INT_SAMPLES = 3
 """Integer variants are tried at the smallest few allowed values other than the base (and ``none``)."""
@@ -65,6 +75,8 @@ class VariantEffect:
     note: str = ""
     warnings: tuple[str, ...] = ()
     """Setups the variant makes almost surely a slip for these fighters (:attr:`System.slips`), not refused."""
+    assumptions: Mapping[str, Any] = field(default_factory=dict)
+    """The lab's assumptions the variant's check table (and duel) rest on."""
 
     @property
     def effect(self) -> float:
@@ -82,7 +94,7 @@ class VariantEffect:
                 "check_max_dp": self.check_max_dp, "check_mean_dp": self.check_mean_dp, "cases": self.cases,
                 "duel": self.duel.to_dict() if self.duel else None,
                 "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note,
-                "warnings": list(self.warnings)}
+                "warnings": list(self.warnings), "assumptions": dict(self.assumptions)}
 
 
 @dataclass(frozen=True)
@@ -97,11 +109,20 @@ class VariantReport:
     base_duel: DuelFigures | None
     effects: tuple[VariantEffect, ...]
     policies: tuple["PolicyEffect", ...] = ()
+    unsolved: int = 0
+    """Duels an interruption left unsolved (their effects say so)."""
+
+    @property
+    def assumptions(self) -> dict[str, Any]:
+        """The lab's assumptions the base check table (and duel) rest on."""
+        return rests_on(self.system, self.variants, self.a, self.b)
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "variants": dict(self.variants), "params": dict(self.params),
-                "a": self.a, "b": self.b, "base_duel": self.base_duel.to_dict() if self.base_duel else None,
-                "effects": [e.to_dict() for e in self.effects], "policies": [p.to_dict() for p in self.policies]}
+                "assumptions": self.assumptions, "a": self.a, "b": self.b,
+                "base_duel": self.base_duel.to_dict() if self.base_duel else None,
+                "effects": [e.to_dict() for e in self.effects], "policies": [p.to_dict() for p in self.policies],
+                "interrupted": self.unsolved > 0, "unsolved": self.unsolved}
 
 
 @dataclass(frozen=True)
@@ -116,13 +137,16 @@ class PolicyEffect:
     note: str = ""
     warnings: tuple[str, ...] = ()
     """Setups the option makes almost surely a slip (:attr:`System.slips`): warned, not refused."""
+    assumptions: Mapping[str, Any] = field(default_factory=dict)
+    """The lab's assumptions the policy's duel rests on."""
 
     def to_dict(self) -> dict[str, Any]:
         value = list(self.value) if isinstance(self.value, tuple) else self.value
         return {"name": self.name, "value": value, "label": self.label,
                 "duel": self.duel.to_dict() if self.duel else None,
                 "duel_delta": dict(self.duel_delta) if self.duel_delta is not None else None, "note": self.note,
-                "warnings": list(self.warnings)}
+                "warnings": list(self.warnings), "assumptions": dict(self.assumptions)}
+
 
 
 def _table(system: System, rules: Any, args: Any) -> dict[tuple[str, int], tuple[Any, Any]]:
@@ -151,7 +175,8 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
     policy of fighter A (the fields of kind ``policy``: stances, options) against the plain B, best for A first.
 
     A duel that raises :class:`DicelabError` (or is past the memory ceiling) is skipped with a note; the duels'
-    time is estimated first (``budget``, ``max_memory``, ``progress``: as in :func:`solve_duels`).
+    time is estimated first (``budget``, ``max_memory``, ``progress``: as in :func:`solve_duels`).  Interrupted
+    once the base duel is solved, the report holds the duels finished and counts the others (``unsolved``).
 
     >>> from analysis.systems import get_system
     >>> tun = get_system("tun")
@@ -168,33 +193,41 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
     base_p: dict[tuple[str, int], float] = {}
     checks = [_check_effect(system, base, args, name, value, base_p) for name, value, _ in rule_alts]
     duels: list[DuelFigures | str | None] = [None] * len(rule_alts)
-    base_duel, policies = None, ()
+    base_duel, policies, solved = None, (), []
     if a is not None:
         require_duel(system)
-        cost.check_duel(system, base, a, b, limit_gb=max_memory, option="--max-memory GB")
+        cost.check_duel(system, base, a, b, limit_gb=max_memory)
         policy_alts = list(alternatives(system.Fighter.specs("policy"), a))
         jobs = [(base, a, b)] + [duel_job(lambda: (base.replace(**{n: v}), a, b)) for n, v, _ in rule_alts] \
             + _policy_jobs(base, a, b, policy_alts)
-        solved = _solve_with_base(system, jobs, workers, budget, max_memory, progress, "variants")
+        try:
+            solved = _solve_with_base(system, jobs, workers, budget, max_memory, progress, "variants")
+        except Unfinished as stop:
+            if stop.done[0] == UNSOLVED:
+                raise
+            solved = _with_base(stop.done, "variants")
         base_duel, duels = solved[0], solved[1:1 + len(rule_alts)]
-        policies = _ranked(_policy_effects(policy_alts, solved[1 + len(rule_alts):], base_duel,
+        policies = _ranked(_policy_effects(system, base, a, b, policy_alts, solved[1 + len(rule_alts):], base_duel,
                                            _slips(system, base, a, b, policy_alts, "policy")))
     effects = []
     dimensions = {n for _, r, _ in system.table_cases(base, args) for n in system.Rules.specs() if getattr(r, n) != getattr(base, n)}
+    fa, fb = (describe_fighter(a, base), describe_fighter(b, base)) if a is not None else (None, None)
     slipped = _slips(system, base, a, b, rule_alts, "rule") if a is not None else [()] * len(rule_alts)
     for (name, value, label), (mx, mean, n), duel, slips in zip(rule_alts, checks, duels, slipped):
         note = f"the check table runs over every {name}, so it does not change" if name in dimensions else ""
+        rests = rests_on(system.id, base.replace(**{name: value}).to_dict(), fa, fb)
         if isinstance(duel, str):
-            effects.append(VariantEffect(name, value, label, mx, mean, n, note="; ".join(filter(None, [note, f"duel skipped: {duel}"])), warnings=slips))
+            skipped = "; ".join(filter(None, [note, f"duel skipped: {duel}"]))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, note=skipped, warnings=slips,
+                                         assumptions=rests))
         elif duel is None:
-            effects.append(VariantEffect(name, value, label, mx, mean, n, note=note, warnings=slips))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, note=note, warnings=slips, assumptions=rests))
         else:
-            effects.append(VariantEffect(name, value, label, mx, mean, n, duel, duel.delta(base_duel), note, slips))
+            effects.append(VariantEffect(name, value, label, mx, mean, n, duel, duel.delta(base_duel), note, slips,
+                                         rests))
     effects.sort(key=lambda e: -e.effect)
-    return VariantReport(system.id, base.to_dict(), args.to_dict(),
-                         describe_fighter(a, base) if a is not None else None,
-                         describe_fighter(b, base) if b is not None else None, base_duel, tuple(effects),
-                         policies)
+    return VariantReport(system.id, base.to_dict(), args.to_dict(), fa, fb, base_duel, tuple(effects), policies,
+                         sum(duel == UNSOLVED for duel in solved))
 
 
 def policy_effects(system: System, rules: Any, a: Any, b: Any, names: Sequence[str] | None = None,
@@ -217,7 +250,7 @@ def policy_effects(system: System, rules: Any, a: Any, b: Any, names: Sequence[s
     alts = list(alternatives({n: specs[n] for n in (specs if names is None else names)}, a))
     solved = _solve_with_base(system, [(rules, a, b)] + _policy_jobs(rules, a, b, alts), workers, budget, max_memory,
                               progress, "policies")
-    return _policy_effects(alts, solved[1:], solved[0], _slips(system, rules, a, b, alts, "policy"))
+    return _policy_effects(system, rules, a, b, alts, solved[1:], solved[0], _slips(system, rules, a, b, alts, "policy"))
 
 
 def _policy_jobs(rules: Any, a: Any, b: Any, alts: Sequence[tuple[str, Any, str]]) -> list[tuple[Any, Any, Any] | str]:
@@ -227,9 +260,13 @@ def _policy_jobs(rules: Any, a: Any, b: Any, alts: Sequence[tuple[str, Any, str]
 
 def _solve_with_base(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any) -> list[DuelFigures | str]:
     """:func:`~analysis.tools.duels.solve_valid` over ``jobs``, whose first is the base duel: refused when it fails."""
-    solved = solve_valid(system, jobs, *args)
+    return _with_base(solve_valid(system, jobs, *args), args[-1])
+
+
+def _with_base(solved: list[DuelFigures | str], what: str) -> list[DuelFigures | str]:
+    """``solved``, whose first is the base duel, or a refusal when the base duel failed."""
     if isinstance(solved[0], str):
-        raise DicelabError(f"{args[-1]}: the duel of A and B cannot be solved: {solved[0]}")
+        raise DicelabError(f"{what}: the duel of A and B cannot be solved: {solved[0]}")
     return solved
 
 
@@ -247,12 +284,18 @@ def _slips(system: System, rules: Any, a: Any, b: Any, alts: Sequence[tuple[str,
     return out
 
 
-def _policy_effects(alts: Sequence[tuple[str, Any, str]], solved: Sequence[DuelFigures | str],
-                    base: DuelFigures, slips: Sequence[tuple[str, ...]]) -> tuple[PolicyEffect, ...]:
-    """One effect per alternative, in order, with the slips it brings; a duel that failed keeps its note."""
-    return tuple(PolicyEffect(name, value, label, None, None, f"duel skipped: {duel}", warned) if isinstance(duel, str)
-                 else PolicyEffect(name, value, label, duel, duel.delta(base), "", warned)
-                 for (name, value, label), duel, warned in zip(alts, solved, slips))
+def _policy_effects(system: System, rules: Any, a: Any, b: Any, alts: Sequence[tuple[str, Any, str]],
+                    solved: Sequence[DuelFigures | str], base: DuelFigures,
+                    slips: Sequence[tuple[str, ...]]) -> tuple[PolicyEffect, ...]:
+    """One effect per alternative of A's policies, in order, with the slips it brings and the assumptions its duel
+    rests on; a duel that failed keeps its note."""
+    variants, fa, fb = rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules)
+    out = []
+    for (name, value, label), duel, warned in zip(alts, solved, slips):
+        rests = duel_assumptions(system.id, variants, {**fa, name: value}, fb)
+        out.append(PolicyEffect(name, value, label, None, None, f"duel skipped: {duel}", warned, rests)
+                   if isinstance(duel, str) else PolicyEffect(name, value, label, duel, duel.delta(base), "", warned, rests))
+    return tuple(out)
 
 
 def _ranked(effects: Sequence[PolicyEffect]) -> tuple[PolicyEffect, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from analysis.engine.results import assumptions_echo
 from analysis.engine.system import System
 from analysis.tools.curve import Curve, cases_at
 
@@ -22,7 +23,8 @@ class Worth:
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "variants": dict(self.variants), "params": dict(self.params),
-                "value_name": self.value_name, "outcome": self.outcome, "rows": [dict(r) for r in self.rows]}
+                "assumptions": assumptions_echo(self.system, self.variants), "value_name": self.value_name,
+                "outcome": self.outcome, "rows": [dict(r) for r in self.rows]}
 
 
 def worth(system: System, rules: Any, args: Any) -> Worth:

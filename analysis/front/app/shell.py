@@ -11,6 +11,7 @@ its progress, polled every :data:`POLL_MS` milliseconds, and can be cancelled.
 from __future__ import annotations
 
 import base64
+import binascii
 import shutil
 import tempfile
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any, Mapping
 
 from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
 
-from analysis.base.params import DicelabError
+from analysis.base.params import DicelabError, shown
 from analysis.front.app import jobs as jobs_mod
 from analysis.front.app.pages import checks, compare, design, duel, tune
 from analysis.front.app.state import LANGS, PAGES, decode, encode, page_of, structure, update
@@ -177,9 +178,10 @@ def create_app(jobs: jobs_mod.Jobs | None = None) -> Dash:
         i = [item["id"] for item in ctx.inputs_list[0]].index(trigger)
         if not contents[i]:
             return no_update, no_update
-        state = decode(search)
+        state: dict[str, str] = {}
         try:
-            state = apply_rules_file(state, trigger["prefix"], names[i] or "rules.toml", contents[i], uploads)
+            state = decode(search)
+            state = apply_rules_file(state, trigger["prefix"], names[i], contents[i], uploads)
         except DicelabError as err:
             return no_update, error(str(err), language(state))
         return encode(state), None
@@ -219,11 +221,11 @@ def create_app(jobs: jobs_mod.Jobs | None = None) -> Dash:
 
     @app.callback(*[Output(o.component_id, o.component_property, allow_duplicate=True) for o in outputs],
                   Input({"type": "cancel"}, "n_clicks"), State("job", "data"), State("url", "search"),
-                  prevent_initial_call=True)
-    def cancel(clicks: Any, key: Any, search: str) -> tuple:
+                  State("client", "data"), prevent_initial_call=True)
+    def cancel(clicks: Any, key: Any, search: str, client: str) -> tuple:
         if not clicks or not key:
             return no_update, no_update, no_update, no_update
-        jobs.cancel(tuple(key))
+        jobs.cancel(tuple(key), client)
         return note(t(language(decode(search)), "cancelled")), None, True, None
 
     @app.callback(Output("download", "data"), Input({"type": "csv", "name": ALL}, "n_clicks"),
@@ -272,29 +274,50 @@ def progress(job: jobs_mod.Job, lang: str) -> html.Div:
                     className="progress", id="progress")
 
 
-def apply_rules_file(state: Mapping[str, str], prefix: str, name: str, contents: str, folder: Path) -> dict[str, str]:
+def upload_name(name: Any) -> str:
+    r"""An uploaded file's name as messages show it: its last part, quoted with control characters escaped and cut
+    (``..``, an empty or a missing name: ``rules.toml``).
+
+    >>> upload_name("../../house.toml"), upload_name(".."), upload_name("a\x00b.toml")
+    ("'house.toml'", "'rules.toml'", "'a\\x00b.toml'")
+    """
+    base = str(name).replace("\\", "/").rsplit("/", 1)[-1] if isinstance(name, str) else ""
+    return shown(base if base.strip(" .") else "rules.toml")
+
+
+def apply_rules_file(state: Mapping[str, str], prefix: str, name: Any, contents: Any, folder: Path) -> dict[str, str]:
     """The state with a house rules file's table for the group's system written into its fields.
 
-    The file is checked by :func:`analysis.tools.house_rules.load_rules` (the ``--rules`` path) from a copy in the
-    app's temporary folder, removed at once; messages name the file as uploaded.
+    The file is checked by :func:`analysis.tools.house_rules.load_rules` (the ``--rules`` path) from a copy in a
+    private folder inside the app's temporary one, removed at once; messages name the file as uploaded
+    (:func:`upload_name`); an upload that is not a base64 data URL is refused in one line.
     """
     from analysis.systems import SYSTEM_IDS
     from analysis.tools.house_rules import load_rules
 
-    _, _, data = contents.partition(",")
-    path = folder / Path(name).name
+    shown_name = upload_name(name)
+    header, comma, data = contents.partition(",") if isinstance(contents, str) else ("", "", "")
     try:
-        path.write_bytes(base64.b64decode(data))
+        if not comma or ";base64" not in header:
+            raise ValueError("not a data URL")
+        raw = base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        raise DicelabError(f"rules file {shown_name}: is not an upload the app can read (a base64 data URL); "
+                           "allowed: a TOML house rules file") from None
+    place = Path(tempfile.mkdtemp(dir=folder))
+    path = place / "rules.toml"
+    try:
+        path.write_bytes(raw)
         try:
             house = load_rules(path)
         except DicelabError as err:
-            raise DicelabError(str(err).replace(repr(str(path)), repr(Path(name).name))) from None
+            raise DicelabError(str(err).replace(repr(str(path)), shown_name)) from None
     finally:
-        path.unlink(missing_ok=True)
+        shutil.rmtree(place, ignore_errors=True)
     keys = SYSTEM_KEYS.get(prefix, ("system",))
     system = next((state[k] for k in keys if k in state), tune.DEFAULT_TO if prefix == "tr" else SYSTEM_IDS[0])
     if system not in house:
-        raise DicelabError(f"rules file {Path(name).name!r}: has no [{system}] table; it has "
+        raise DicelabError(f"rules file {shown_name}: has no [{system}] table; it has "
                            f"{', '.join(f'[{s}]' for s in house)}")
     out = {k: v for k, v in state.items() if not k.startswith(prefix + ".")}
     out.update({f"{prefix}.{k}": text(v) for k, v in house[system].items()})

@@ -18,7 +18,7 @@ import pandas as pd
 from dash import dcc, html
 
 from analysis.front.app.text import number, percent, system_name, t
-from analysis.present.tables import pairs
+from analysis.present.tables import assumed_pairs, pairs
 
 GRAPH_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d"], "responsive": True}
 
@@ -151,11 +151,21 @@ def note(message: str, cls: str = "note") -> html.Div:
 
 
 def echo(lang: str, system: str, variants: Mapping[str, Any], house: Mapping[str, Any], cli: str,
-         model: str = "") -> html.Div:
-    """What made a result: the model, every variant, the house rules, and the same on the command line."""
+         model: str = "", assumptions: Mapping[str, Any] | None = None) -> html.Div:
+    """What made a result: the model, every variant, the house rules, the lab's assumptions it rests on (when
+    there are any; each one's reason on hover), and the same on the command line."""
     lines = [html.Div([html.B(f"{t(lang, 'made_by')}: "), f"{system_name(lang, system)}{' · ' + model if model else ''} · ",
                        html.Code(pairs(variants))]),
              html.Div([html.B(f"{t(lang, 'house_rules')}: "), html.Code(pairs(house)) if house else t(lang, "none")],
-                      id="house-rules"),
-             html.Div(html.Code(cli, id="cli"), className="cli")]
+                      id="house-rules")]
+    if assumptions:
+        lines.append(assumed(lang, assumptions))
+    lines.append(html.Div(html.Code(cli, id="cli"), className="cli"))
     return html.Div(lines, className="echo")
+
+
+def assumed(lang: str, assumptions: Mapping[str, Any], name: str = "assumptions") -> html.Div:
+    """The lab's assumptions a result rests on, one line (``id`` = ``name``), each reason on hover."""
+    reasons = "; ".join(f"{k}: {v['reason']}" for k, v in assumptions.items())
+    return html.Div([html.B(f"{t(lang, 'assumptions')}: "), html.Code(assumed_pairs(assumptions))], id=name,
+                    title=reasons)

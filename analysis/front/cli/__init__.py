@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import io
+import json
 import os
 import pkgutil
 import re
@@ -27,7 +29,8 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
 from analysis.base import __version__
-from analysis.base.params import DicelabError, ParamError, Spec, merge_pairs, shown
+from analysis.base.interrupt import received, signals
+from analysis.base.params import SHOWN_CHARS, DicelabError, ParamError, Spec, merge_pairs, plain_number, shown
 from analysis.engine.system import System
 from analysis.systems import SYSTEM_IDS, get_system
 
@@ -192,8 +195,38 @@ def build_parser(argv: Sequence[str] | None = None) -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dicelab`` console script: the exit code (see the module's docstring)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    any_terminal()
+    with signals():
+        return _main(args)
+
+
+def any_terminal() -> None:
+    """Standard streams any terminal takes: a closed one (``>&-``) writes to /dev/null, and a character the
+    terminal's encoding lacks (koi8-r, cp866, ascii...) is escaped (``\\u2014``) rather than an error."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+        elif isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _check_environment() -> None:
+    """The environment variables numba reads at import, checked before anything imports it."""
+    threads = os.environ.get("NUMBA_NUM_THREADS")
+    if threads is not None:
+        try:
+            ok = plain_number(threads, int) >= 1
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ParamError("NUMBA_NUM_THREADS", threads, "an integer >= 1 (unset: every core)")
+
+
+def _main(args: list[str]) -> int:
     label = "dicelab"
     try:
+        _check_environment()
         ns = build_parser(args).parse_args(args)
         ns.__dict__.pop(GIVEN, None)
         system = getattr(ns, "system", None)
@@ -203,34 +236,63 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else _fail(label, str(exc.code), 2)
     except UsageError as err:
         prog = err.prog
-        if prog == "dicelab" and str(err).startswith("unrecognized arguments"):  # found after the command parsed
-            w = wanted_from(args)
-            prog = " ".join(word for word in ("dicelab", w.command, w.system) if word)
-        return _fail(prog, str(err), 2, f"try '{prog} --help'")
+        message = str(err)
+        if message.startswith("unrecognized arguments"):
+            message = unrecognized(args, message)
+            if prog == "dicelab":  # found after the command parsed
+                w = wanted_from(args)
+                prog = " ".join(word for word in ("dicelab", w.command, w.system) if word)
+        return _fail(prog, message, 2, f"try '{prog} --help'")
+    except KeyboardInterrupt:
+        return _interrupted(label)
     except DicelabError as err:
         _debug()
-        return _fail(label, str(err), 2)
-    except KeyboardInterrupt:
-        print(f"{label}: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(label) if received() else _fail(label, str(err), 2)
     except BrokenPipeError:
         _silence_stdout()
         return 0
     except Exception as err:  # noqa: BLE001 - the last line of defence: one line, exit 1
+        if received():  # an interruption a library turned into another error (numpy's import does)
+            return _interrupted(label)
         more = "" if _debug() else f" (set {DEBUG_ENV}=1 to see the traceback)"
         return _fail(label, f"internal error: {type(err).__name__}: {err}{more}", 1)
 
 
+def _interrupted(label: str) -> int:
+    print(f"{label}: interrupted", file=sys.stderr)
+    return 130
+
+
+SHOWN_ARGUMENTS = 3
+"""How many unrecognized arguments a refusal names (each cut like any echoed value)."""
+
+
+def unrecognized(args: Sequence[str], message: str) -> str:
+    """argparse's ``unrecognized arguments: ...`` naming at most :data:`SHOWN_ARGUMENTS` of them, a long or odd one
+    quoted and cut.
+
+    >>> unrecognized(["--x", "y" * 500], "unrecognized arguments: --x " + "y" * 500)
+    "unrecognized arguments: --x 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy…' (500 characters)"
+    """
+    words = message.split(": ", 1)[1].split(" ")
+    extra = [a for a in args if a in words] or words
+    more = f" (and {len(extra) - SHOWN_ARGUMENTS:,} more)" if len(extra) > SHOWN_ARGUMENTS else ""
+    plain = [a if 0 < len(a) <= SHOWN_CHARS and a.isprintable() and " " not in a else shown(a)
+             for a in extra[:SHOWN_ARGUMENTS]]
+    return "unrecognized arguments: " + " ".join(plain) + more
+
+
 def _fail(label: str, message: str, code: int, hint: str | None = None) -> int:
-    print(f"{label}: error: {one_line(message)}", file=sys.stderr)
+    print(f"{label}: error: {terminal_safe(one_line(message))}", file=sys.stderr)
     if hint:
-        print(f"hint: {one_line(hint)}", file=sys.stderr)
+        print(f"hint: {terminal_safe(one_line(hint))}", file=sys.stderr)
     return code
 
 
 def _debug() -> bool:
-    """Print the traceback being handled when ``DICELAB_DEBUG`` is set; whether it was."""
-    if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+    """Print the traceback being handled when ``DICELAB_DEBUG`` is on (``1``, ``true``, ``yes``, ``on``; ``0``,
+    ``false``, ``no``, ``off`` or unset: off); whether it was."""
+    if os.environ.get(DEBUG_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
         traceback.print_exc()
         return True
     return False
@@ -376,13 +438,47 @@ def typed(spec: Spec, name: str) -> Callable[[str], Any]:
     return parse
 
 
+def number(cast: type) -> Callable[[str], Any]:
+    """An argparse ``type=`` reading a plain ``int`` or ``float`` (:func:`~analysis.base.params.plain_number`): a
+    refusal echoes what was typed (``--p 0_5`` is not read as 5).
+
+    >>> number(float)("0.5"), number(int)("3")
+    (0.5, 3)
+    """
+
+    def parse(text: str) -> Any:
+        return plain_number(text, cast)
+
+    parse.__name__ = "integer" if cast is int else "number"
+    return parse
+
+
+_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+"""What a terminal must not be sent raw: control characters but tab and line feed (ANSI escapes, BEL, CR), C1
+controls, bidirectional overrides (U+202E) and lone surrogates."""
+_UNSAFE_RE = re.compile(f"[{_UNSAFE}]")
+_NON_ASCII_RE = re.compile(f"[{_UNSAFE}\x80-\U0010ffff]")
+
+
+def terminal_safe(text: str) -> str:
+    r"""``text`` with what a terminal must not be sent raw escaped (a fighter's name, say).
+
+    >>> terminal_safe("red\x1b[31m\u202e\tok\n")
+    'red\\x1b[31m\\u202e\tok\n'
+    """
+    return _UNSAFE_RE.sub(lambda m: m.group(0).encode("unicode_escape", "backslashreplace").decode("ascii"), text)
+
+
 def emit(text: str) -> None:
-    """Write to stdout."""
-    sys.stdout.write(text)
+    """Write to stdout, :func:`terminal_safe`."""
+    sys.stdout.write(terminal_safe(text))
 
 
 def emit_json(obj: Any) -> None:
-    """Write one JSON document to stdout."""
+    """Write one JSON document to stdout: what a terminal must not get raw as ``\\uXXXX`` escapes, and every
+    non-ASCII character too when stdout's encoding is not UTF (the JSON is the same to any reader)."""
     from analysis.present.tables import dumps
 
-    sys.stdout.write(dumps(obj))
+    encoding = (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("_", "-")
+    pattern = _UNSAFE_RE if encoding.startswith("utf") else _NON_ASCII_RE
+    sys.stdout.write(pattern.sub(lambda m: json.dumps(m.group(0))[1:-1], dumps(obj)))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from typing import Any, Callable
 
-from analysis.base.params import DicelabError
+from analysis.base.params import DicelabError, plain_number
 from analysis.base.progress import Progress, auto_mode
 from analysis.engine.system import System
 from analysis.fights.budget import BUDGET_SECONDS, MAX_MEMORY_GB
@@ -18,12 +19,13 @@ from analysis.front.cli import (
     command,
     emit,
     emit_json,
+    number,
     params_from,
     per_system,
     rules_from,
 )
 from analysis.front.cli.combat import FIGHTER_HELP, fighters_from
-from analysis.present.tables import pairs, render
+from analysis.present.tables import assumed_pairs, assumptions_line, pairs, render
 from analysis.systems import SYSTEM_IDS, get_system
 from analysis.tools.curve import show_p
 from analysis.tools.design import design
@@ -65,15 +67,19 @@ GLOBAL_FLAGS = ("--json", "--table")
 GLOBAL_VALUES = {"--top": int, "--workers": int, "--budget": float, "--max-memory": float}
 """Options of ``equiv`` that may sit on either side of --to, with their types."""
 PROGRESS_DELAY = 2.0
+EQUIV_TOP = 3
+"""How many pairings ``equiv`` of a fight shows by default."""
+FIGHT_ONLY = ("top", "workers", "budget", "max_memory")
+"""Options of ``equiv`` that only a fight (--a/--b) uses."""
 
 
 def add_fight_options(p: argparse.ArgumentParser) -> None:
     """``--workers``, ``--budget``, ``--max-memory`` and ``--quiet`` of the tools that solve many exact duels."""
-    p.add_argument("--workers", type=int, metavar="N",
+    p.add_argument("--workers", type=number(int), metavar="N",
                    help="processes for the duels (default: the cores; at most 2 per core); results do not depend on it")
-    p.add_argument("--budget", type=float, metavar="SECONDS",
+    p.add_argument("--budget", type=number(float), metavar="SECONDS",
                    help=f"refuse when the duels' estimated time is past this (default {BUDGET_SECONDS:g} s)")
-    p.add_argument("--max-memory", type=float, metavar="GB",
+    p.add_argument("--max-memory", type=number(float), metavar="GB",
                    help=f"skip a duel whose estimated peak memory is past this (default {MAX_MEMORY_GB:g} GB)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -91,17 +97,32 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
     return pd.DataFrame(rows)
 
 
+def _title_line(lines: str) -> str:
+    """Lines to append to a table's title: after a line break, without the last one (empty stays empty)."""
+    return f"\n{lines.rstrip()}" if lines else ""
+
+
 def _rounds(value: float) -> str:
     """Mean rounds to the first out; infinite when nobody ever goes out (the fight never ends, or every fight
     ends at a round cap such as Tri-Stat's total defence)."""
     return "nobody goes out" if math.isinf(value) else f"{value:.3f}"
 
 
+def _finish(label: str, done: int, total: int, what: str) -> int:
+    """0 when all ``total`` are done; else 130 and one line on stderr: an interruption cut the search short and
+    the output is over the ``done`` finished."""
+    if done >= total:
+        return 0
+    print(f"{label}: interrupted after {done:,} of {total:,} {what}; the output is over those finished",
+          file=sys.stderr)
+    return 130
+
+
 def register(sub: Any) -> None:
     def add_tune(p: argparse.ArgumentParser, system: System) -> None:
         add_params_options(p, system.CheckArgs)
         add_rules_options(p, system)
-        p.add_argument("--p", type=float, metavar="P", help="wished P(success), in (0, 1]")
+        p.add_argument("--p", type=number(float), metavar="P", help="wished P(success), in (0, 1]")
         p.add_argument("--table", action="store_true", help="the modifier needed for every P of 5%%, 10%%, ..., 95%%")
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -117,7 +138,8 @@ def register(sub: Any) -> None:
                    help="the target system and its fixed options (check options and ruleset options); its own main "
                         "value only breaks ties")
     p.add_argument("--table", action="store_true", help="map the source's whole range (at its dice)")
-    p.add_argument("--top", type=int, default=3, metavar="K", help="fights: how many pairings to show (default 3)")
+    p.add_argument("--top", type=number(int), default=None, metavar="K",
+                   help=f"fights: how many pairings to show (default {EQUIV_TOP})")
     add_fight_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -147,10 +169,10 @@ def register(sub: Any) -> None:
         p.add_argument("--vary", required=True, action="append", metavar="PARAM=LO..HI[,...]",
                        help=f"fighter parameters to search (repeatable); a.NAME or b.NAME for one side, a bare NAME "
                             f"gives both fighters the same value; parameters: {names}")
-        p.add_argument("--rounds", required=True, type=float, metavar="R", help="wished mean rounds")
-        p.add_argument("--lethality", required=True, type=float, metavar="L", help="wished P(death) = P(A killed) + P(B killed) at the ruleset's lethal_at level")
-        p.add_argument("--p-win", type=float, metavar="W", help="wished P(A wins) (optional)")
-        p.add_argument("--top", type=int, default=5, metavar="K", help="how many settings to show (default 5)")
+        p.add_argument("--rounds", required=True, type=number(float), metavar="R", help="wished mean rounds")
+        p.add_argument("--lethality", required=True, type=number(float), metavar="L", help="wished P(death) = P(A killed) + P(B killed) at the ruleset's lethal_at level")
+        p.add_argument("--p-win", type=number(float), metavar="W", help="wished P(A wins) (optional)")
+        p.add_argument("--top", type=number(int), default=5, metavar="K", help="how many settings to show (default 5)")
         add_fight_options(p)
         add_rules_options(p, system)
         p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -168,26 +190,30 @@ def run_tune(ns: argparse.Namespace) -> int:
                            "give one of them")
     if ns.table:
         table = tune_table(system, rules, args)
+        data = table.to_dict()
         if ns.json:
-            emit_json(table.to_dict())
+            emit_json(data)
             return 0
         df = _frame([{"P(success) >=": r["p"],
                             "modifier": "any" if r["at_floor"] else "none" if r["modifier"] is None else f"{r['modifier']:+d}",
                             table.value_name: "" if r["value"] is None else str(r["value"]),
                             "P at it": r["p_at_modifier"]} for r in table.rows])
         emit(render(df, "md", title=f"{system.id} tune: {pairs(table.params)}\nrules: {pairs(table.variants)}\n"
-                                    f"P(success) runs from {show_p(table.floor)} to {show_p(table.ceiling)} over the "
+                                    + assumptions_line(data["assumptions"], indent="")
+                                    + f"P(success) runs from {show_p(table.floor)} to {show_p(table.ceiling)} over the "
                                     "allowed range"))
         return 0
     if ns.p is None:
         raise DicelabError("tune needs --p P (the wished P(success)) or --table")
     res = tune(system, rules, args, ns.p)
+    data = res.to_dict()
     if ns.json:
-        emit_json(res.to_dict())
+        emit_json(data)
         return 0
     below = "" if res.p_below is None else f"; at {res.modifier - 1:+d}: {show_p(res.p_below)}"
     emit(f"{system.id} tune: {pairs(res.params)}\n  rules: {pairs(res.variants)}\n"
-         f"  P(success) >= {res.p!r} needs modifier {res.modifier:+d} ({res.value_name} {res.value}): "
+         + assumptions_line(data["assumptions"])
+         + f"  P(success) >= {res.p!r} needs modifier {res.modifier:+d} ({res.value_name} {res.value}): "
          f"P = {show_p(res.p_at_modifier)}{below}\n" + "".join(f"  note: {n}\n" for n in res.notes))
     return 0
 
@@ -242,7 +268,7 @@ def _global_flags(ns: argparse.Namespace, tokens: list[str]) -> list[str]:
             value = tail if eq else next(it, None)
             kind = GLOBAL_VALUES[head]
             try:
-                setattr(ns, head[2:].replace("-", "_"), kind(value))  # type: ignore[arg-type]
+                setattr(ns, head[2:].replace("-", "_"), plain_number(value, kind))
             except (TypeError, ValueError):
                 what = "an integer" if kind is int else "a number"
                 raise DicelabError(f"equiv: {head} = {value!r} is not allowed; allowed: {what}") from None
@@ -272,6 +298,11 @@ def run_equiv(ns: argparse.Namespace) -> int:
     check_options = [i.name for i in source.CheckArgs.describe() if getattr(src, f"check_{i.name}") is not None]
     if src.a is not None or src.b is not None:
         return _equiv_fight(ns, source, src, target, dst, check_options)
+    given = [f"--{name.replace('_', '-')}" for name in FIGHT_ONLY if getattr(ns, name, None) is not None]
+    if given:
+        raise DicelabError(f"equiv: {', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a fight "
+                           "(--from SYSTEM --a A --b B), not to a check; leave "
+                           f"{'it' if len(given) == 1 else 'them'} out")
     rules, args = rules_from(src, source), params_from(src, source.CheckArgs, prefix="check_")
     t_rules, t_args = rules_from(dst, target), params_from(dst, target.CheckArgs, prefix="check_")
     if ns.table:
@@ -283,7 +314,8 @@ def run_equiv(ns: argparse.Namespace) -> int:
                             f"{target.id} {table.value_name}": r["value"], "P to": r["p_to"]} for r in table.rows])
         emit(render(df, "md", title=f"equiv {source.id} -> {target.id}\nfrom: {pairs(table.source['params'])}; rules "
                                     f"{pairs(table.source['variants'])}\nto: {pairs(table.target['params'])}; rules "
-                                    f"{pairs(table.target['variants'])}"))
+                                    f"{pairs(table.target['variants'])}"
+                                    + _title_line(_sides_assumed(table.source, table.target, ""))))
         return 0
     res = equiv(source, rules, args, target, t_rules, t_args)
     if ns.json:
@@ -292,8 +324,15 @@ def run_equiv(ns: argparse.Namespace) -> int:
     emit(f"equiv {source.id} -> {target.id}\n"
          f"  from: {pairs(res.source['params'])}; rules {pairs(res.source['variants'])}\n"
          f"  to:   {pairs(res.target['params'])}; rules {pairs(res.target['variants'])}\n"
-         f"  P(success) {res.p_from:.6f} -> {target.id} {res.value_name} {res.value}: P(success) {res.p_to:.6f}\n")
+         + _sides_assumed(res.source, res.target)
+         + f"  P(success) {res.p_from:.6f} -> {target.id} {res.value_name} {res.value}: P(success) {res.p_to:.6f}\n")
     return 0
+
+
+def _sides_assumed(source: Any, target: Any, indent: str = "  ") -> str:
+    """A line for each side of ``equiv`` whose numbers rest on the lab's assumptions."""
+    return "".join(assumptions_line(side["assumptions"], indent=f"{indent}{name} ")
+                   for name, side in (("from", source), ("to", target)))
 
 
 def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace, target: System,
@@ -307,14 +346,17 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
     if ns.table:
         raise DicelabError("equiv: --table maps a check's range; a fight has none")
     res = equiv_fight(source, rules_from(src, source), load_fighter(source, src.a), load_fighter(source, src.b),
-                      target, rules_from(dst, target), top=ns.top, workers=ns.workers, budget=ns.budget,
+                      target, rules_from(dst, target), top=EQUIV_TOP if ns.top is None else ns.top,
+                      workers=ns.workers, budget=ns.budget,
                       max_memory=ns.max_memory, progress=progress_for(ns, "equiv"))
+    done = _finish("dicelab equiv", res.pairings if res.searched is None else res.searched, res.pairings, "pairings")
     if ns.json:
         emit_json(res.to_dict())
-        return 0
+        return done
     f = res.figures
     emit(f"equiv fight {source.id} -> {target.id}: {res.source['a']['name']} (A) vs {res.source['b']['name']} (B)\n"
          f"  from rules: {pairs(res.source['variants'])}\n  to rules:   {pairs(res.target['variants'])}\n"
+         + _sides_assumed(res.source, res.target) +
          f"  source duel: P(A wins) {f.p_a_wins:.4f}, mean rounds {_rounds(f.mean_rounds)}, P(death) {f.p_death:.4f}\n"
          f"  nearest of {res.pairings} {target.id} archetype pairings (distance {res.distance}):\n")
     for m in res.matches:
@@ -322,20 +364,22 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
              f"mean rounds {_rounds(m.figures.mean_rounds)}, P(death) {m.figures.p_death:.4f}\n")
     for s in res.skipped:
         emit(f"  skipped: {s}\n")
-    return 0
+    return done
 
 
 # ------------------------------------------------------------------ worth
 def run_worth(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     res = worth(system, rules_from(ns, system), params_from(ns, system.CheckArgs))
+    data = res.to_dict()
     if ns.json:
-        emit_json(res.to_dict())
+        emit_json(data)
         return 0
     df = _frame([{res.value_name: r["value"], "modifier": f"{r['modifier']:+d}", "P(success)": r["p_success"],
                         "dP of +1": r["delta_p"], f"mean {res.outcome}": r["mean"], f"std {res.outcome}": r["std"]}
                        for r in res.rows])
-    emit(render(df, "md", title=f"{system.id} worth: {pairs(res.params)}\nrules: {pairs(res.variants)}"))
+    emit(render(df, "md", title=f"{system.id} worth: {pairs(res.params)}\nrules: {pairs(res.variants)}"
+                                + _title_line(assumptions_line(data["assumptions"], indent=""))))
     return 0
 
 
@@ -347,19 +391,21 @@ def run_variants(ns: argparse.Namespace) -> int:
     a, b = (load_fighter(system, ns.a), load_fighter(system, ns.b)) if ns.a is not None else (None, None)
     res = variants(system, rules_from(ns, system), a=a, b=b, workers=ns.workers, budget=ns.budget,
                    max_memory=ns.max_memory, progress=progress_for(ns, "variants"))
+    duels = 1 + len(res.effects) + len(res.policies) if res.base_duel is not None else 0
+    done = _finish(f"dicelab variants {system.id}", duels - res.unsolved, duels, "duels")
     if ns.json:
         emit_json(res.to_dict())
-        return 0
+        return done
     rows = []
     for e in res.effects:
         row = {"variant": e.label, "effect": e.effect, "check max |dP|": e.check_max_dp, "check mean |dP|": e.check_mean_dp}
         if res.base_duel is not None:
             d = e.duel_delta or {}
             row.update({"dP(A wins)": d.get("p_a_wins"), "dP(death)": d.get("p_death"), "d mean rounds": d.get("mean_rounds")})
-        row["note"] = "; ".join(filter(None, [e.note, *e.warnings]))
+        row["note"] = _with_assumed("; ".join(filter(None, [e.note, *e.warnings])), e.assumptions, res.assumptions)
         rows.append(row)
     title = f"{system.id} variants against {pairs(res.variants)}\neffect: the largest change in distance units " \
-            f"(0.10 of a probability, a factor 1.5 of mean rounds)"
+            f"(0.10 of a probability, a factor 1.5 of mean rounds)" + _title_line(assumptions_line(res.assumptions, ""))
     if res.base_duel is not None:
         bd = res.base_duel
         title += (f"\nduel {res.a['name']} (A) vs {res.b['name']} (B): P(A wins) {bd.p_a_wins:.4f}, "
@@ -367,7 +413,13 @@ def run_variants(ns: argparse.Namespace) -> int:
     emit(render(_frame(rows), "md", title=title))
     if res.base_duel is not None:
         emit("\n" + _policies_text(res))
-    return 0
+    return done
+
+
+def _with_assumed(note: str, assumed: Any, base: Any) -> str:
+    """A row's note, with the lab's assumptions it rests on beyond the base's (``rests on no_defense_bonus=2``)."""
+    extra = {k: v for k, v in assumed.items() if k not in base}
+    return "; ".join(filter(None, [note, f"rests on {assumed_pairs(extra)}" if extra else ""]))
 
 
 def _policies_text(res: Any) -> str:
@@ -380,7 +432,7 @@ def _policies_text(res: Any) -> str:
         d = p.duel_delta or {}
         rows.append({"policy of A": p.label, "dP(A wins)": d.get("p_a_wins"), f"dP(A {lethal})": d.get("p_a_killed"),
                      f"dP(B {lethal})": d.get("p_b_killed"), "d mean rounds": d.get("mean_rounds"),
-                     "note": "; ".join(filter(None, [p.note, *p.warnings]))})
+                     "note": _with_assumed("; ".join(filter(None, [p.note, *p.warnings])), p.assumptions, res.assumptions)})
     return render(_frame(rows), "md", title=f"policies of {res.a['name']} (A) against the plain {res.b['name']} "
                                                    "(B), largest gain in P(A wins) first")
 
@@ -391,12 +443,14 @@ def run_design(ns: argparse.Namespace) -> int:
     rules, a, b = fighters_from(ns, system)
     res = design(system, rules, a, b, ",".join(ns.vary), ns.rounds, ns.lethality, ns.p_win, ns.top, ns.workers,
                  budget=ns.budget, max_memory=ns.max_memory, progress=progress_for(ns, "design"))
+    done = _finish(f"dicelab design {system.id}", res.settings if res.searched is None else res.searched,
+                   res.settings, "settings")
     if ns.json:
         emit_json(res.to_dict())
-        return 0
+        return done
     wish = res.wish
     emit(f"{system.id} design: {res.a['name']} (A) vs {res.b['name']} (B), {res.settings} settings of "
-         f"{', '.join(res.vary)}\n  rules: {pairs(res.variants)}\n"
+         f"{', '.join(res.vary)}\n  rules: {pairs(res.variants)}\n" + assumptions_line(res.assumptions) +
          f"  wished: mean rounds {wish['rounds']:g}, P(death) {wish['lethality']:g}"
          + (f", P(A wins) {wish['p_win']:g}" if wish["p_win"] is not None else "") + f"\n  distance: {res.distance}\n")
     for p in res.best:
@@ -405,4 +459,4 @@ def run_design(ns: argparse.Namespace) -> int:
              f"P(A wins) {f.p_a_wins:.4f}, P(B wins) {f.p_b_wins:.4f}\n")
     if res.skipped:
         emit(f"  skipped {len(res.skipped)} settings, e.g. {res.skipped[0]}\n")
-    return 0
+    return done

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import TYPE_CHECKING, Any
 
 from analysis.base.files import check_output_path, write_atomic
 from analysis.base.params import DicelabError, parse_pairs
+from analysis.engine.assumptions import declared
+from analysis.engine.results import assumptions_echo
 from analysis.front.cli import (
     add_params_options,
     add_rules_options,
@@ -17,7 +20,7 @@ from analysis.front.cli import (
     per_system,
     rules_from,
 )
-from analysis.present.tables import FORMATS, pairs, prob, render, success_rows, text
+from analysis.present.tables import FORMATS, assumptions_line, pairs, prob, render, success_rows, text
 from analysis.systems import all_systems, get_system
 
 if TYPE_CHECKING:
@@ -102,6 +105,7 @@ def run_systems(ns: argparse.Namespace) -> int:
             "check_params": [vars(i) for i in s.CheckArgs.describe()],
             "fighter_params": [vars(i) for i in s.Fighter.describe() if i.kind == "param"] if s.Fighter else [],
             "policies": [vars(i) for i in s.Fighter.describe() if i.kind == "policy"] if s.Fighter else [],
+            "assumptions": declared(s.assumptions),
         }
         for s in all_systems()
     ]
@@ -116,6 +120,10 @@ def run_systems(ns: argparse.Namespace) -> int:
                 emit(f"  {heading}:\n")
             for v in s[key]:
                 emit(f"    --variant {v['name']}={text(v['default'])}  [{v['allowed']}]  {v['help']}\n")
+        if s["assumptions"]:
+            emit("  assumptions (the lab's numbers, no seed gives them; listed in every output that rests on them):\n")
+        for name, a in s["assumptions"].items():
+            emit(f"    {name}  [plausible: {' | '.join(text(v) for v in a['plausible'])}]  {a['reason']}\n")
     return 0
 
 
@@ -132,7 +140,7 @@ def run_check(ns: argparse.Namespace) -> int:
 def format_check(res: "CheckResult") -> str:
     """A check result as text a designer reads at the table."""
     lines = [f"{res.system} check: {pairs(res.params)}", f"  rules: {pairs(res.variants)}",
-             f"  P(success)   {prob(res.p_success)}"]
+             *assumptions_line(res.to_dict()["assumptions"]).splitlines(), f"  P(success)   {prob(res.p_success)}"]
     if res.p_critical is not None:
         lines.append(f"  P(critical)  {prob(res.p_critical)}")
     if res.p_fumble is not None:
@@ -156,8 +164,14 @@ def run_table(ns: argparse.Namespace) -> int:
     rules = rules_from(ns, system)
     rows = success_rows(system, rules, params_from(ns, system.CheckArgs))
     mode = "dice" if rows and "dice" in rows[0] else "mode"
-    body = render(rows, ns.format, title=f"# {system.title}: P(success) by {system.value}\n\nRules: {pairs(rules.to_dict())}",
-                  pivot=(system.value, mode, "p_success"))
+    title = f"# {system.title}: P(success) by {system.value}\n\nRules: {pairs(rules.to_dict())}"
+    assumed = assumptions_echo(system.id, rules.to_dict())
+    if assumed:
+        title += "\n\n" + assumptions_line(assumed, indent="").strip()
+    if assumed and ns.format != "md":
+        cell = assumed if ns.format == "json" else json.dumps(assumed, ensure_ascii=False)
+        rows = [{**row, "assumptions": cell} for row in rows]
+    body = render(rows, ns.format, title=title, pivot=(system.value, mode, "p_success"))
     if ns.out is not None:
         write_atomic(ns.out, body)
     else:
@@ -171,12 +185,13 @@ def run_opposed(ns: argparse.Namespace) -> int:
     b = system.CheckArgs.from_text(parse_pairs(ns.b, "--b"))
     opposed = system.extras["resist"] if getattr(ns, "mode", "contest") == "resist" else system.opposed
     res = opposed(rules_from(ns, system), a, b)
+    data = res.to_dict()
     if ns.json:
-        emit_json(res.to_dict())
+        emit_json(data)
         return 0
-    emit(f"{res.system} opposed: A {pairs(res.a)} vs B {pairs(res.b)}\n"
-         f"  rules: {pairs(res.variants)}\n"
-         f"  P(A wins) {prob(res.p_a_wins)}\n  P(tie)    {prob(res.p_tie)}  ({res.tie_rule})\n"
+    emit(f"{res.system} opposed: A {pairs(res.a)} vs B {pairs(res.b)}\n  rules: {pairs(res.variants)}\n"
+         + assumptions_line(data["assumptions"])
+         + f"  P(A wins) {prob(res.p_a_wins)}\n  P(tie)    {prob(res.p_tie)}  ({res.tie_rule})\n"
          f"  P(B wins) {prob(res.p_b_wins)}\n")
     for k, v in res.extra.items():
         if isinstance(v, float):

@@ -9,7 +9,7 @@ from analysis.base.params import parse_pairs
 from analysis.engine.combat import describe_fighter, parse_rolls
 from analysis.fights.fighters import archetypes, load_fighter
 from analysis.front.cli import DEAD_NOTE, add_rules_options, command, emit, emit_json, per_system, rules_from
-from analysis.present.tables import pairs, prob
+from analysis.present.tables import assumptions_line, pairs, prob
 from analysis.systems import all_systems, get_system
 
 FIGHTER_HELP = "an archetype name, a .toml/.json file, or inline key=value,... (archetype=NAME starts from one)"
@@ -86,17 +86,19 @@ def run_archetypes(ns: argparse.Namespace) -> int:
 def run_exchange(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     res = system.exchange(*fighters_from(ns, system))
+    data = res.to_dict()
     if ns.json:
-        emit_json(res.to_dict())
+        emit_json(data)
         return 0
-    emit(f"{system.id} exchange: {res.attacker['name']} attacks {res.defender['name']}\n  rules: {pairs(res.variants)}\n")
+    emit(f"{system.id} exchange: {res.attacker['name']} attacks {res.defender['name']}\n"
+         f"  rules: {pairs(res.variants)}\n" + assumptions_line(data["assumptions"]))
     for k in ("p_miss", "p_defended", "p_graze", "p_hit", "p_critical"):
         emit(f"  {k:<11} {prob(getattr(res, k))}\n")
     emit(f"  mean damage {res.damage.mean():.4f}\n  damage: " + _shown(res.damage.to_dict()) + "\n")
     emit("  defender after: " + _shown(res.condition_after) + "\n")
     for note in res.notes:
         emit(f"  note: {note}\n")
-    _warnings(res.to_dict())
+    _warnings(data)
     return 0
 
 
@@ -118,14 +120,15 @@ def run_resolve(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     rules, a, b = fighters_from(ns, system)
     res = system.resolve(rules, a, b, parse_rolls(parse_pairs(ns.rolls, "--rolls"), system.roll_names))
+    data = res.to_dict()
     if ns.json:
-        emit_json(res.to_dict())
+        emit_json(data)
         return 0
-    emit(f"{system.id}: {res.attacker['name']} attacks {res.defender['name']}\n")
+    emit(f"{system.id}: {res.attacker['name']} attacks {res.defender['name']}\n"
+         + assumptions_line(data["assumptions"]))
     for step in res.steps:
         emit(f"  {step}\n")
     emit(f"  => hit={str(res.hit).lower()}, damage={res.damage}, marked={res.marked}\n")
-    data = res.to_dict()
     for note in data.get("notes", ()):
         emit(f"  note: {note}\n")
     _warnings(data)
@@ -133,18 +136,16 @@ def run_resolve(ns: argparse.Namespace) -> int:
 
 
 def run_duel(ns: argparse.Namespace) -> int:
-    from analysis.fights.budget import check_duel
+    from analysis.fights.budget import MEMORY_ENV, exact_duel
 
     system = get_system(ns.system)
-    rules, a, b = fighters_from(ns, system)
-    check_duel(system, rules, a, b)
-    res = system.duel(rules, a, b)
+    res = exact_duel(system, *fighters_from(ns, system), option=f"{MEMORY_ENV}=GB")
     data = res.to_dict()
     if ns.json:
         emit_json(data)
         return 0
     emit(f"{system.id} duel ({res.model}): {res.a['name']} (A) vs {res.b['name']} (B)\n  order: {res.order}\n"
-         f"  rules: {pairs(res.variants)}\n")
+         f"  rules: {pairs(res.variants)}\n" + assumptions_line(data["assumptions"]))
     for k in ("p_a_wins", "p_b_wins", "p_both_out", "p_stalemate", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying",
               "p_a_dead", "p_b_dead", "p_a_killed", "p_b_killed"):
         value = data[k]

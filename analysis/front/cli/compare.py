@@ -21,6 +21,7 @@ def register(sub: Any) -> None:
 
 def run_compare(ns: argparse.Namespace) -> int:
     from analysis.present.rules_docs import rules_page
+    from analysis.present.tables import assumptions_line
     from analysis.systems import get_system
     from analysis.tools.house_compare import compare_rules
     from analysis.tools.house_rules import load_rules, ruleset
@@ -41,6 +42,7 @@ def run_compare(ns: argparse.Namespace) -> int:
             emit(f"  {r['field']}: {r['book']} -> {r['house']}  [{r['kind']}] {r['help']}\n")
         if not c["changes"]:
             emit("  no change: every field the file sets has the book's value\n")
+        emit(assumptions_line(c["assumptions"]))
         emit(f"\n  P(success) of the standard check by {system.value}:\n")
         emit(_table(c["checks"].rename(columns={"value": system.value})))
         emit(f"\n  each archetype against itself (after_out={rules['after_out']}, killed = {rules['lethal_at']}):\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 from typing import Any
 
 from analysis.front.cli import command, emit
@@ -33,16 +34,22 @@ def register(sub: Any) -> None:
 
 
 def run_report(ns: argparse.Namespace) -> int:
-    from analysis.base.files import check_output_dir
+    from analysis.base.files import check_output_dir, staged_dir
     from analysis.front.report import build_report
     from analysis.front.report.config import load_baseline, load_setup, read_config
 
     check_output_dir(ns.out)
     setup = load_setup(ns.config, ns.rules, ns.variant, ns.a, ns.b,
-                       default_name="mine" if ns.compare or ns.config else "default")
-    baseline = load_baseline(ns.compare) if ns.compare else None
+                       default_name="mine" if ns.compare is not None or ns.config else "default")
+    baseline = load_baseline(ns.compare) if ns.compare is not None else None
     lang = ns.lang or (read_config(ns.config).get("lang") if ns.config else None) or "en"
-    written = build_report(ns.out, lang=lang, setup=setup, baseline=baseline, command=_command(ns, lang))
+    try:
+        with staged_dir(ns.out) as stage:
+            written = build_report(stage, lang=lang, setup=setup, baseline=baseline, command=_command(ns, lang))
+    except KeyboardInterrupt:
+        print(f"dicelab report: interrupted; {ns.out}/ is left as it was (a report is written whole or not at all)",
+              file=sys.stderr)
+        return 130
     emit(f"wrote {len(written)} files into {ns.out}/\n"
          f"open {ns.out}/index.html in a browser (one self-contained page: send it alone, it needs nothing beside it)\n"
          "notebooks: make notebooks (JupyterLab with the project's kernel)\n")

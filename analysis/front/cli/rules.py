@@ -21,12 +21,15 @@ def register(sub: Any) -> None:
 
 
 def run_rules(ns: argparse.Namespace) -> int:
-    from analysis.base.params import DicelabError
+    from analysis.base.params import DicelabError, shown
     from analysis.present.rules_docs import read_page
 
     if ns.topic != "diff":
         if ns.file is not None:
-            raise DicelabError(f"rules {ns.topic or ''}: {ns.file!r} is not allowed; allowed: a file only after diff")
+            raise DicelabError(f"rules {ns.topic or ''}: {shown(ns.file)} is not allowed; allowed: a file only after "
+                               "diff")
+        if ns.json:
+            raise DicelabError("rules: --json applies to rules diff FILE.toml only; a rules page is Markdown")
         emit(read_page(ns.topic))
         return 0
     if ns.file is None:

@@ -13,12 +13,13 @@ from analysis.front.cli import (
     add_rules_options,
     emit,
     emit_json,
+    number,
     params_from,
     per_system,
     rules_from,
 )
 from analysis.front.cli.combat import FIGHTER_HELP, _warnings, fighters_from
-from analysis.present.tables import pairs
+from analysis.present.tables import assumptions_line, pairs
 from analysis.systems import get_system
 
 SIM_EXAMPLES = {
@@ -40,10 +41,10 @@ PROGRESS_DELAY = 2.0
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, default=100_000,
+    p.add_argument("--n", type=number(int), default=100_000,
                    help="number of trials (default 100000); Ctrl-C stops early and prints the trials finished so far")
-    p.add_argument("--seed", type=int, default=None, help="seed (same seed, same numbers, any worker count)")
-    p.add_argument("--workers", type=int, default=None, help="threads (default: all cores; at most 4 per core)")
+    p.add_argument("--seed", type=number(int), default=None, help="seed (same seed, same numbers, any worker count)")
+    p.add_argument("--workers", type=number(int), default=None, help="threads (default: all cores; at most 4 per core)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -104,11 +105,13 @@ def run_sim(ns: argparse.Namespace) -> int:
                             workers=ns.workers, progress=bar)
     finally:
         bar.close()
+    data = res.to_dict()
     if ns.json:
-        emit_json(res.to_dict())
+        emit_json(data)
         return _finish(res, "sim")
     emit(f"{system.id} sim ({res.model} model, n={_n(res)}, seed={res.seed}): {res.a['name']} (A) vs {res.b['name']} (B)\n"
-         f"  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else ""))
+         f"  rules: {pairs(res.variants)}\n" + (f"  options: {pairs(res.options)}\n" if res.options else "")
+         + assumptions_line(data["assumptions"]))
     emit(res.to_frame().to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n")
     data = res.to_dict()
     for name in ("mean_finish_attacks", "mean_rounds"):
@@ -139,7 +142,8 @@ def run_sim_check(ns: argparse.Namespace) -> int:
     if ns.json:
         emit_json(data)
         return _finish(res, "sim-check")
-    emit(f"{system.id} sim-check (n={_n(res)}, seed={res.seed}): {pairs(res.params)}\n  rules: {pairs(res.variants)}\n")
+    emit(f"{system.id} sim-check (n={_n(res)}, seed={res.seed}): {pairs(res.params)}\n  rules: {pairs(res.variants)}\n"
+         + assumptions_line(data["assumptions"]))
     for key in ("p_success", "p_critical", "p_fumble", "mean"):
         if key in data:
             lo, hi = data[f"ci_{key}"]

@@ -8,8 +8,9 @@ from typing import Any
 
 from analysis.base.files import check_output_path
 from analysis.base.progress import auto_mode
-from analysis.front.cli import command, emit
+from analysis.front.cli import command, emit, number
 from analysis.front.sweep import EXAMPLE, FORMATS, Interrupted, run_sweep
+from analysis.front.sweep.runners import check_scheduler
 
 CONFIG_HELP = """
 Config (TOML): [sweep] names the computation; a [systems.<id>] block per system
@@ -37,10 +38,10 @@ def register(sub: Any) -> None:
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="parquet (default) or csv (the default for an --out ending in .csv)")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, default=None, metavar="N",
+    where.add_argument("--workers", type=number(int), default=None, metavar="N",
                        help="local processes (default: all cores; at most 2 per core)")
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask distributed cluster, e.g. tcp://host:8786")
-    p.add_argument("--max-memory", type=float, metavar="GB",
+    p.add_argument("--max-memory", type=number(float), metavar="GB",
                    help="exact duels: refuse the sweep when a duel's estimated peak memory is past this (default 1 GB; "
                         "each worker solves one duel at a time)")
     p.add_argument("--keep-journal", action="store_true",
@@ -50,6 +51,8 @@ def register(sub: Any) -> None:
 
 def run(ns: argparse.Namespace) -> int:
     check_output_path(ns.out)
+    if ns.scheduler is not None:
+        check_scheduler(ns.scheduler)
     try:
         done = run_sweep(ns.config, ns.out, fmt=ns.format, workers=ns.workers, scheduler=ns.scheduler,
                          progress=auto_mode(ns.quiet), keep_journal=ns.keep_journal, max_memory=ns.max_memory)

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
 from analysis.base import __version__
 from analysis.base.files import write_atomic
 from analysis.base.params import Choice
+from analysis.engine.assumptions import merged
+from analysis.engine.combat import describe_fighter, exchange_assumptions, rests_on
+from analysis.engine.results import assumptions_echo
 from analysis.fights import lethality
 from analysis.fights.setup import Setup
 from analysis.front.report import findings
@@ -27,10 +30,11 @@ from analysis.front.report.page import data_link, document, esc, findings_html, 
 from analysis.present import plots
 from analysis.present.chart import Chart, side_by_side
 from analysis.present.i18n import GLOSSARY, LANGS, dice, field_text, label, system_name
-from analysis.present.tables import pairs, render, success_table
+from analysis.present.tables import assumed_pairs, pairs, render, success_table
 from analysis.systems import SYSTEM_IDS, all_systems, get_system
 from analysis.tools import compare
 from analysis.tools.house_compare import compare_rules
+from analysis.tools.variants import alternatives, rule_alternatives
 
 SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "rules", "tactics")
 """The report's sections in page order; ``house`` is added when a baseline is given."""
@@ -74,6 +78,7 @@ TEXT = {
         "a": "fighter A", "b": "fighter B", "page": "rules reference", "book": "the book's rules",
         "rules_col": "rules (changed from the book)", "legend": "what each name means",
         "version": "dicelab version", "made_by": "made by", "meaning": "meaning", "field": "field",
+        "assumptions": "lab assumptions",
         "variant": "reading", "checks": "Success curves", "worth": "The worth of a point and the spread",
         "tables": "Difficulty tables, criticals and fumbles", "combat": "Who wins and how long it takes",
         "lethality": "How fights end: hits to go down and how often a fight kills",
@@ -101,6 +106,7 @@ TEXT = {
         "contents": "Содержание", "setup": "Настройка", "glossary": "Термины и сокращения", "table": "таблица (CSV)",
         "system": "система", "rules_col": "правила (что изменено против книги)", "legend": "что значит каждое имя",
         "house_rules": "домашние правила (константы)", "a": "боец A", "b": "боец B", "page": "справочник правил",
+        "assumptions": "допущения лаборатории",
         "book": "правила книги", "version": "версия dicelab", "made_by": "команда", "meaning": "смысл",
         "field": "поле", "variant": "прочтение", "checks": "Кривые успеха",
         "worth": "Цена очка и разброс результата", "tables": "Таблицы сложности, критические успехи и провалы",
@@ -182,6 +188,8 @@ def compute(setup: Setup, sections: Iterable[str]) -> dict[str, pd.DataFrame]:
         t["variants"] = compare.variant_effects(setup)
     if "tactics" in sections:
         t["policies"] = compare.policy_effects(setup)
+    if sections & {"combat", "lethality", "tactics"}:
+        t["assumption_ranges"] = compare.assumption_ranges(setup)
     return t
 
 
@@ -192,7 +200,8 @@ def rules_summary(setup: Setup, system_id: str, lang: str) -> str:
 
 
 def caption(item: Item, setup: Setup, lang: str) -> str:
-    """What the figure shows, the model, and every system's rules (and fighters) that made it."""
+    """What the figure shows, the model, and every system's rules (and fighters) and the lab's assumptions that
+    made it."""
     t = TEXT[lang]
     lines: dict[str, list[str]] = {}
     for sid in item.systems:
@@ -202,12 +211,34 @@ def caption(item: Item, setup: Setup, lang: str) -> str:
             rules = lethality.duel_rules(setup.ruleset(sid))
             line += f"; {t['fighters'].format(a=a.name, b=b.name)}; "
             line += t["ended"].format(after=rules.after_out, lethal=rules.lethal_at)
+        rests = assumed(item, setup, sid)
+        line += f"; {t['assumptions']}: {assumed_pairs(rests)}" if rests else ""
         lines.setdefault(line, []).append(sid)
     parts = [CAPTIONS[item.name][lang], t[f"model_{item.model}"]]
     for line, sids in lines.items():
         who = t["all_systems"] if len(sids) == len(item.systems) > 1 else ", ".join(system_name(lang, s) for s in sids)
         parts.append(f"{who}: {line}.")
     return " ".join(parts)
+
+
+def assumed(item: Item, setup: Setup, system_id: str) -> dict[str, Any]:
+    """The lab's assumptions a figure's numbers for one system rest on: its checks; its exchange (A attacks, B
+    never strikes back); or its duels, with every rule reading (``variant_effects``) or every tactical option of A
+    (``policy_effects``) the figure tries."""
+    system, rules = get_system(system_id), setup.ruleset(system_id)
+    if item.model == "check":
+        return assumptions_echo(system_id, rules.to_dict())
+    rules = lethality.duel_rules(rules)
+    fighter_a = setup.fighters(system_id)[0]
+    a, b = (describe_fighter(f, rules) for f in setup.fighters(system_id))
+    if item.model == "attacks":
+        return exchange_assumptions(system_id, rules.to_dict(), a, b)
+    uses = [(rules, a)]
+    if item.name == "variant_effects":
+        uses += [(rules.replace(**{n: v}), a) for n, v, _ in rule_alternatives(system, rules)]
+    if item.name == "policy_effects":
+        uses += [(rules, {**a, n: v}) for n, v, _ in alternatives(system.Fighter.specs("policy"), fighter_a)]
+    return merged([rests_on(system_id, r.to_dict(), fa, b) for r, fa in uses])
 
 
 def _chart(item: Item, tables: dict[str, pd.DataFrame], setup: Setup, lang: str) -> Chart:
@@ -378,6 +409,8 @@ def _house_html(setup: Setup, baseline: Setup, lang: str, title: str) -> str:
              findings_html([f.text for f in findings.house(comparison, lang, names)])]
     for sid, c in comparison.items():
         parts.append(f"<h3>{esc(system_name(lang, sid))}</h3>")
+        if c["assumptions"]:
+            parts.append(f"<p>{esc(t['assumptions'])}: <code>{esc(assumed_pairs(c['assumptions']))}</code></p>")
         if not c["changes"]:
             parts.append(f"<p>{esc(t['no_changes'].format(base=baseline.name))}</p>")
             continue

@@ -21,12 +21,12 @@ the config's ``variants``, then ``--variant SYSTEM.NAME=VALUE``; for fighters th
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from analysis.base.files import read_user_file
-from analysis.base.params import DicelabError, parse_pairs
+from analysis.base.files import load_toml
+from analysis.base.params import DicelabError, merge_pairs
+from analysis.base.params import shown as show
 from analysis.fights.setup import Setup
 from analysis.systems import SYSTEM_IDS, get_system
 from analysis.tools.house_rules import load_rules, ruleset
@@ -40,25 +40,26 @@ DEFAULT = "default"
 def read_config(path: str | Path) -> dict[str, Any]:
     """A report config, read and checked: top-level ``name``, ``rules``, ``lang`` and one table per system."""
     shown = f"report config {str(path)!r}"
-    try:
-        data = tomllib.loads(read_user_file(path, "report config"))
-    except tomllib.TOMLDecodeError as err:
-        raise DicelabError(f"{shown}: not valid TOML: {err}") from None
+    data = load_toml(path, "report config")
     for key, value in data.items():
         if key in SYSTEM_IDS:
             if not isinstance(value, Mapping):
-                raise DicelabError(f"{shown}: {key} = {value!r} is not allowed; allowed: a table [{key}]")
+                raise DicelabError(f"{shown}: {key} = {show(value)} is not allowed; allowed: a table [{key}]")
             for inner in value:
                 if inner not in SYSTEM_KEYS:
                     raise DicelabError(f"{shown}: [{key}] {inner} is not allowed; allowed: {', '.join(SYSTEM_KEYS)}")
             if not isinstance(value.get("variants", {}), Mapping):
-                raise DicelabError(f"{shown}: [{key}] variants = {value['variants']!r} is not allowed; allowed: an "
+                raise DicelabError(f"{shown}: [{key}] variants = {show(value['variants'])} is not allowed; allowed: an "
                                    f"inline table of rule fields, e.g. variants = {{ die = 8 }}")
+            for side in ("a", "b"):
+                if side in value and (not isinstance(value[side], str) or not value[side].strip()):
+                    raise DicelabError(f"{shown}: [{key}] {side} = {show(value[side])} is not allowed; allowed: a "
+                                       "fighter as text: an archetype, a .toml/.json file or key=value,...")
         elif key not in TOP_KEYS:
             raise DicelabError(f"{shown}: {key} is not allowed; allowed: {', '.join(TOP_KEYS)} or a table per "
                                f"system ({', '.join(SYSTEM_IDS)})")
         elif not isinstance(value, str) or not value.strip():
-            raise DicelabError(f"{shown}: {key} = {value!r} is not allowed; allowed: a non-empty string")
+            raise DicelabError(f"{shown}: {key} = {show(value)} is not allowed; allowed: a non-empty string")
     return data
 
 
@@ -70,7 +71,7 @@ def _per_system(items: Sequence[str], what: str, sep: str) -> dict[str, list[str
         sid, found, rest = item.partition(sep)
         sid = sid.strip()
         if not found or sid not in SYSTEM_IDS or not rest.strip():
-            raise DicelabError(f"{what} {item!r} is not allowed; allowed: SYSTEM{sep}... with SYSTEM one of "
+            raise DicelabError(f"{what} {show(item)} is not allowed; allowed: SYSTEM{sep}... with SYSTEM one of "
                                f"{', '.join(SYSTEM_IDS)}, e.g. {example}")
         out.setdefault(sid, []).append(rest.strip())
     return out
@@ -83,9 +84,9 @@ def load_setup(config: str | Path | None = None, rules: str | Path | None = None
     base_dir = Path(config).parent if config is not None else Path(".")
     rules_path = rules if rules is not None else (base_dir / data["rules"] if "rules" in data else None)
     house = load_rules(rules_path) if rules_path is not None else None
-    cli_variants = {sid: _pairs(items) for sid, items in _per_system(variants, "--variant", ".").items()}
-    cli_a = {sid: items[-1] for sid, items in _per_system(a, "--a", "=").items()}
-    cli_b = {sid: items[-1] for sid, items in _per_system(b, "--b", "=").items()}
+    cli_variants = {sid: merge_pairs(items, f"--variant {sid}") for sid, items in
+                    _per_system(variants, "--variant", ".").items()}
+    cli_a, cli_b = _one_each(a, "--a"), _one_each(b, "--b")
     rulesets, fa, fb = {}, {}, {}
     for sid in SYSTEM_IDS:
         table = data.get(sid, {})
@@ -102,15 +103,21 @@ def load_setup(config: str | Path | None = None, rules: str | Path | None = None
     return Setup.build(rulesets, fa, fb, name=label, source=str(config or ""))
 
 
-def _pairs(items: Sequence[str]) -> dict[str, str]:
+def _one_each(items: Sequence[str], what: str) -> dict[str, str]:
+    """``--a SYSTEM=FIGHTER`` per system; a system given twice is refused (the last would win silently)."""
     out: dict[str, str] = {}
-    for item in items:
-        out.update(parse_pairs(item, "--variant"))
+    for sid, given in _per_system(items, what, "=").items():
+        if len(given) > 1:
+            raise DicelabError(f"{what}: {sid} is given twice ({show(given[0])} and {show(given[1])}); give each "
+                               "system once")
+        out[sid] = given[0]
     return out
 
 
 def load_baseline(spec: str) -> Setup:
     """``--compare``: ``default`` (the book's rules, default fighters) or another report config."""
+    if not spec.strip():
+        raise DicelabError(f"--compare = {show(spec)} is not allowed; allowed: default or a report config file")
     if spec.strip() == DEFAULT:
         return Setup.build(name=DEFAULT)
     return load_setup(spec, default_name="baseline")

@@ -1,5 +1,6 @@
 """The report's findings: two to four sentences per section, generated from the same tables as its figures,
-so they say what the numbers say whatever the rules or fighters.
+so they say what the numbers say whatever the rules or fighters; a section whose headline figure rests on the
+lab's assumptions adds one sentence on how far it moves over each one's plausible values.
 
 Each :class:`Finding` keeps the facts it states (system ids, probabilities) beside its text, so a test can
 check the facts against the tables and the text against the facts.
@@ -219,7 +220,7 @@ def combat(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                   "skill gap.",
                             "Оба бойца выбывают в одном раунде чаще всего в {s}: {p} боёв без разницы в навыках.",
                             s=system_name(lang, top), p=odds(lang, both[top]))))
-    return out
+    return out + assumed(t, lang, "mean_rounds")
 
 
 def _secs(lang: str, rounds: float, seconds: float | None) -> str:
@@ -274,7 +275,7 @@ def lethality(t: Mapping[str, pd.DataFrame], lang: str, finish_attacks: int = 10
                                 "{b} {wb}.",
                                 a=medians[few], f=system_name(lang, few), b=medians[many], m=system_name(lang, many),
                                 wa=_hits_ru(medians[few]), wb=_hits_ru(medians[many]))))
-    return out
+    return out + assumed(t, lang, "p_killed")
 
 
 def _hits_ru(n: int) -> str:
@@ -369,7 +370,47 @@ def tactics(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                 "Сильнее всего собственный риск погибнуть повышает {o} в {s} ({pp} п.п.).",
                                 o=row["option"], s=system_name(lang, row["system"]),
                                 pp=_pp(lang, float(row["d_p_a_killed"])))))
-    return out
+    return out + assumed(t, lang, "p_a_wins", options=True)
+
+
+# ------------------------------------------------------------- assumptions
+FIGURE_WORDS = {"en": {"mean_rounds": "mean rounds", "p_killed": "P(killed)", "p_a_wins": "P(A wins)"},
+                "ru": {"mean_rounds": "среднее число раундов", "p_killed": "P(гибели)", "p_a_wins": "P(победы A)"}}
+
+
+def _figure(lang: str, figure: str, x: Any) -> str:
+    if x is None or x != x:
+        return "—"
+    return number(lang, float(x), 1) if figure == "mean_rounds" else percent(lang, float(x))
+
+
+def assumed(t: Mapping[str, pd.DataFrame], lang: str, figure: str, options: bool = False) -> list[Finding]:
+    """How far ``figure`` of the setup's duel (``options``: of each tactical option's duel) moves over the plausible
+    values of each lab assumption it rests on (the ``assumption_ranges`` table), where the move shows at the
+    precision the report prints; one sentence, or none when nothing moves."""
+    ranges = t.get("assumption_ranges")
+    if ranges is None or ranges.empty:
+        return []
+    part = ranges[(ranges["option"] != "") if options else (ranges["option"] == "")]
+    clauses, facts = [], {}
+    for (sid, option, name), g in part.groupby(["system", "option", "assumption"], sort=False):
+        shown = [_figure(lang, figure, x) for x in g[figure]]
+        if len(set(shown)) < 2:
+            continue
+        facts[(sid, option, name)] = dict(zip(g["value"], g[figure]))
+        lab = g.loc[g["current"].astype(bool), "value"]
+        where = (f"{option}, " if option else "") + system_name(lang, sid)
+        clauses.append(_say(lang, "{f} ({w}) at {n} = {v} (the lab's: {c}): {x}",
+                            "{f} ({w}) при {n} = {v} (выбор лаборатории: {c}): {x}", f=FIGURE_WORDS[lang][figure],
+                            w=where, n=name, v=" / ".join(g["value"]), c=lab.iloc[0] if len(lab) else "—",
+                            x=" / ".join(shown)))
+    if not clauses:
+        return []
+    return [Finding("assumptions", {"figure": figure, "ranges": facts},
+                    _say(lang, "These figures rest on numbers the lab chose where no seed gives one; over each one's "
+                               "plausible values: {c}.",
+                         "Эти числа опираются на значения, выбранные лабораторией там, где источник их не даёт; по "
+                         "правдоподобным значениям: {c}.", c="; ".join(clauses)))]
 
 
 # ------------------------------------------------------------------- house

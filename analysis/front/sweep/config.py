@@ -18,7 +18,7 @@ import itertools
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -220,6 +220,11 @@ def parse_config(data: Mapping[str, Any], source: str, base_dir: Path | None = N
                        for i, part in enumerate(body)]
         else:
             blocks.append(_block(sid, body, f"systems.{sid}", method, source, base_dir))
+    for i, block in enumerate(blocks):
+        same = next((b for b in blocks[:i] if replace(b, key="") == replace(block, key="")), None)
+        if same is not None:
+            raise ConfigError(f"{source}: {block.key} repeats {same.key}; allowed: each block once (the same cases "
+                              "twice would be two rows of one case)")
     config = SweepConfig(source, base_dir, method, tuple(blocks))
     if config.size > MAX_CASES:
         raise ConfigError(f"{source}: the sweep has {config.size:,} cases; allowed: at most {MAX_CASES:,} per config")
@@ -295,22 +300,26 @@ def _block(sid: str, body: Any, key: str, method: Method, source: str, base_dir:
     _known(body, key, parts + (("options",) if options else ()), source)
     rules = _rules(body["rules"], f"{key}.rules", system, source, base_dir) if "rules" in body else {}
     grid: dict[str, Any] = {"variants": _axes(body.get("variants", {}), f"{key}.variants", system.Rules.specs(),
-                                              source)}
+                                              source, "variants" in body)}
     inline = isinstance(body.get("rules"), dict)
     for name, _ in grid["variants"]:
         if inline and name in rules:
             raise ConfigError(f"{source}: {key}: {name} is set twice, in rules ({_show(rules[name])}) and in "
                               f"variants; allowed: one of them")
     if method.kind == "check":
-        grid["check"] = _axes(body.get("check", {}), f"{key}.check", system.CheckArgs.specs(), source)
+        grid["check"] = _axes(body.get("check", {}), f"{key}.check", system.CheckArgs.specs(), source,
+                              "check" in body)
     else:
         for side in ("a", "b"):
-            fighter = _table(body, side, source, "a fighter table: archetype = NAME or file = PATH, and parameters",
-                             f"{key}.")
+            allowed = "a fighter table: archetype = NAME or file = PATH, and parameters"
+            fighter = _table(body, side, source, allowed, f"{key}.")
+            if not fighter:
+                raise _bad(source, f"{key}.{side}", fighter, f"{allowed}; an empty table is refused rather than read "
+                           "as a default fighter")
             grid[side] = _fighter_axes(fighter, f"{key}.{side}", system, source, base_dir)
     if options:
         specs = importlib.import_module(f"sims.{sid}").Options.specs()
-        grid["options"] = _axes(body.get("options", {}), f"{key}.options", specs, source)
+        grid["options"] = _axes(body.get("options", {}), f"{key}.options", specs, source, "options" in body)
     return Block(sid, key, rules=rules, **grid)
 
 
@@ -336,9 +345,11 @@ def _rules(raw: Any, key: str, system: System, source: str, base_dir: Path) -> d
     raise _bad(source, key, raw, "a rules file (TOML, relative to the config) or an inline table of ruleset fields")
 
 
-def _axes(raw: Any, key: str, specs: Mapping[str, Spec], source: str) -> Axes:
-    if not isinstance(raw, dict):
-        raise _bad(source, key, raw, "a table of " + (", ".join(specs) or "nothing: there are no settings"))
+def _axes(raw: Any, key: str, specs: Mapping[str, Spec], source: str, given: bool = True) -> Axes:
+    """The axes of a table the config gives (``given``: an empty one is refused rather than read as nothing)."""
+    if not isinstance(raw, dict) or given and not raw:
+        raise _bad(source, key, raw, "a table of " + (", ".join(specs) or "nothing: there are no settings")
+                   + ("; an empty table is refused (leave the key out for the defaults)" if specs else ""))
     _known(raw, key, tuple(specs), source)
     return tuple((name, sweep_values(value, specs[name], f"{key}.{name}", source)) for name, value in raw.items())
 

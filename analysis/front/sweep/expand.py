@@ -17,6 +17,7 @@ so a widened or reordered grid finds its finished cases again.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import itertools
 import json
 from dataclasses import dataclass
@@ -213,9 +214,10 @@ def _grid(block: Block, head: dict[str, Any], config: SweepConfig) -> Grid:
     options = _build(lambda p: _options(block.system, config.method.model, p), block.options, f"{key}.options",
                      source)
     sides = []
+    meets = getattr(importlib.import_module(f"analysis.systems.{system.id}"), "validate", None)
     for side, axes in (("a", block.a), ("b", block.b)):
         fighters = _build(lambda p: _fighter(system, p, side, config.base_dir), axes, f"{key}.{side}", source)
-        sides.append(tuple(tuple(_fighter_part(side, f, r, f"{key}.{side}", source) for f in fighters)
+        sides.append(tuple(tuple(_fighter_part(side, f, r, f"{key}.{side}", source, meets) for f in fighters)
                            for r in rules))
     return Grid(block.system, head, tuple(Part.of(r, "variant", r.to_dict()) for r in rules),
                 tuple(NONE if c is None else Part.of(c, "check", c.to_dict()) for c in checks),
@@ -244,10 +246,14 @@ def _fighter(system: System, point: Mapping[str, Any], side: str, base_dir: Path
     return fighter.replace_meta(name=name or kind_name or (Path(file).stem if file else side))
 
 
-def _fighter_part(side: str, fighter: Any, rules: Any, key: str, source: str) -> Part:
+def _fighter_part(side: str, fighter: Any, rules: Any, key: str, source: str, meets: Any = None) -> Part:
+    """A fighter under one ruleset, checked where they meet (the system's ``validate(rules, fighter)``, e.g.
+    Tri-Stat's stat limits at the die) so that no case fails after others ran."""
     if fighter is None:
         return NONE
     try:
+        if meets is not None:
+            meets(rules, fighter)
         return Part.of(fighter, side, describe_fighter(fighter, rules))
     except DicelabError as err:
         raise ConfigError(f"{source}: {key}: {err}") from None

@@ -158,21 +158,33 @@ class Journal:
         keys, first = np.unique(ids[order], return_index=True)
         self._done = keys
         self._where = order[first]
+        self._indexed = len(self._ids)
 
     def done(self) -> np.ndarray:
-        """A mask over the sweep's cases: those with a row in the journal."""
+        """A mask over the sweep's cases: those with a row in the journal (the rows appended so far included)."""
+        if self._indexed != len(self._ids):
+            self._index()
         j = np.searchsorted(self._done, self.case_ids)
         j[j == len(self._done)] = 0
         return self._done[j] == self.case_ids if len(self._done) else np.zeros(len(self.case_ids), dtype=bool)
 
     def append(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Add finished rows (``case_id``, ``dicelab_version``, outputs), written through to the file at once."""
-        offset = self._fh.tell()
+        """Add finished rows (``case_id``, ``dicelab_version``, outputs), written through to the file at once; a
+        write that fails (a full disk) is cut back to the rows before it and refused in one line."""
+        fd = self._fh.fileno()
+        offset = os.lseek(fd, 0, os.SEEK_END)
         lines = [json.dumps(r, ensure_ascii=False, allow_nan=False).encode() + b"\n" for r in rows]
-        self._fh.write(b"".join(lines))
-        self._fh.flush()
-        if time.monotonic() - self._synced >= SYNC_EVERY:
-            self.sync()
+        try:
+            data = memoryview(b"".join(lines))
+            while data:  # straight to the file (no buffer left to flush after a failure)
+                data = data[os.write(fd, data):]
+            if time.monotonic() - self._synced >= SYNC_EVERY:
+                self.sync()
+        except OSError as err:
+            self._cut(offset)
+            raise DicelabError(f"{self.dir}/rows.jsonl: cannot be written ({err.strerror or err}); the "
+                               f"{int(self.done().sum()):,} cases finished before are kept in {self.dir}/: make room "
+                               "and run the same command again") from None
         for row, line in zip(rows, lines):
             self._note(row, offset, len(line))
             offset += len(line)
@@ -192,6 +204,13 @@ class Journal:
             del row["case_id"]
             yield row
 
+    def _cut(self, offset: int) -> None:
+        """Drop what a failed write left after ``offset`` (a partial line is cut on the next open anyway)."""
+        try:
+            os.ftruncate(self._fh.fileno(), offset)
+        except OSError:
+            pass
+
     def sync(self) -> None:
         """Force the journal to disk."""
         os.fsync(self._fh.fileno())
@@ -199,7 +218,10 @@ class Journal:
 
     def close(self) -> None:
         if not self._fh.closed:
-            self.sync()
+            try:
+                self.sync()
+            except OSError:  # a full disk: what is written stays; a partial last line is cut on the next open
+                pass
             self._fh.close()
 
     def remove(self) -> None:

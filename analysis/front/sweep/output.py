@@ -54,19 +54,22 @@ def column_kind(types: set[type]) -> str:
 
 
 def write_rows(out: str | os.PathLike[str], fmt: str, names: Sequence[str], kinds: Mapping[str, str],
-               rows: Iterator[Mapping[str, Any]]) -> int:
-    """Write ``rows`` (mappings, in order) as the table ``out``: columns ``names`` of ``kinds``; returns the row
-    count.  An unwritable output is one line naming it."""
+               rows: Iterator[Mapping[str, Any]], metadata: Mapping[str, str] | None = None) -> int:
+    """Write ``rows`` (mappings, in order) as the table ``out``: columns ``names`` of ``kinds`` (Parquet: with the
+    file's key-value ``metadata``); returns the row count.  An unwritable output is one line naming it."""
     with atomic_file(out) as fh:
-        return (_parquet if fmt == "parquet" else _csv)(fh, names, kinds, rows)
+        if fmt == "parquet":
+            return _parquet(fh, names, kinds, rows, metadata or {})
+        return _csv(fh, names, kinds, rows)
 
 
-def _parquet(fh: IO[bytes], names: Sequence[str], kinds: Mapping[str, str], rows: Iterator[Mapping[str, Any]]) -> int:
+def _parquet(fh: IO[bytes], names: Sequence[str], kinds: Mapping[str, str], rows: Iterator[Mapping[str, Any]],
+             metadata: Mapping[str, str]) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     types = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "str": pa.string(), "null": pa.null()}
-    schema = pa.schema([(name, types[kinds[name]]) for name in names])
+    schema = pa.schema([(name, types[kinds[name]]) for name in names], metadata=dict(metadata))
     count = 0
     with pq.ParquetWriter(fh, schema) as writer:
         for chunk in batches(rows, ROW_GROUP):

@@ -3,22 +3,23 @@ it finishes, then the whole table written from the journal, and the journal remo
 
 from __future__ import annotations
 
+import json
 import math
 import os
-import signal
-import threading
 import time
-from contextlib import closing, contextmanager
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import TextIO
 
 import numpy as np
 
 from analysis.base import __version__
 from analysis.base.files import check_output_path
+from analysis.base.interrupt import signals
 from analysis.base.params import DicelabError
 from analysis.base.progress import Progress
+from analysis.engine.assumptions import declared
 from analysis.fights.budget import check_duel
 from analysis.front.sweep.config import SweepConfig, load_config
 from analysis.front.sweep.expand import Sweep, expand
@@ -28,34 +29,18 @@ from analysis.front.sweep.runners import DaskRunner, LocalRunner
 from analysis.front.sweep.work import CaseFailed, batch_size, batches, warm
 from analysis.systems import get_system
 
+ASSUMPTIONS_KEY = "dicelab.assumptions"
+"""The Parquet metadata key of ``{system: {assumption: {"reason", "plausible"}}}``."""
+
 
 class Interrupted(DicelabError):
-    """Ctrl-C or SIGTERM ended a sweep; the journal keeps every finished case."""
+    """Ctrl-C or SIGTERM ended a sweep; the journal keeps every finished case (exit code 130 either way)."""
 
-    def __init__(self, journal: Path, done: int, total: int, signum: int):
-        self.exit_code = 128 + signum
+    exit_code = 130
+
+    def __init__(self, journal: Path, done: int, total: int):
         super().__init__(f"interrupted: {done:,} of {total:,} cases are kept in {journal}/; "
                          "run the same command again to resume")
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised like Ctrl-C so both end a sweep the same way."""
-
-
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise _Terminated()
-
-
-@contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @dataclass(frozen=True)
@@ -98,13 +83,17 @@ def check_memory(sweep: Sweep, max_memory: float | None = None) -> None:
 
 
 def write_table(sweep: Sweep, journal: Journal, out: str | os.PathLike[str], fmt: str) -> int:
-    """The tidy table, streamed from the journal: one row per case in case order; the input columns, the outputs,
-    ``dicelab_version``."""
+    """The tidy table, streamed from the journal: one row per case in case order; the input columns, the outputs
+    (``assumptions``: the lab's assumptions each case rests on, JSON text), ``dicelab_version``.  Parquet's metadata
+    holds what each assumption of the sweep's systems is (:data:`ASSUMPTIONS_KEY`)."""
     inputs = sweep.input_columns
     names = inputs + [n for n in journal.columns.names if n not in inputs] + ["dicelab_version"]
     types = {**journal.columns.types, **sweep.input_types(), "dicelab_version": {str}}
     rows = ({**row, **result} for row, result in zip(sweep.rows(), journal.rows(range(len(sweep)))))
-    return write_rows(out, fmt, names, {n: column_kind(types.get(n, set())) for n in names}, rows)
+    systems = dict.fromkeys(grid.system for grid in sweep.grids)
+    meta = {ASSUMPTIONS_KEY: json.dumps({sid: declared(get_system(sid).assumptions) for sid in systems},
+                                        ensure_ascii=False)}
+    return write_rows(out, fmt, names, {n: column_kind(types.get(n, set())) for n in names}, rows, meta)
 
 
 def run_sweep(config: str | os.PathLike[str] | SweepConfig, out: str | os.PathLike[str], fmt: str | None = None,
@@ -127,12 +116,12 @@ def run_sweep(config: str | os.PathLike[str] | SweepConfig, out: str | os.PathLi
     sweep = expand(config if isinstance(config, SweepConfig) else load_config(config))
     check_memory(sweep, max_memory)
     runner = DaskRunner(scheduler) if scheduler else LocalRunner(workers)
-    with _sigterm_interrupts(), runner, open_journal(out, sweep) as journal:
+    with signals(), runner, open_journal(out, sweep) as journal:
         todo = _todo(sweep, journal)
-        count, total = int(todo.sum()), len(sweep)
+        count, total, kept = int(todo.sum()), len(sweep), int(journal.done().sum())
         bar = Progress(progress, total, total - count, unit="case", desc="sweep", stream=stream, every=every)
         where = f"Dask at {scheduler}" if scheduler else f"{runner.slots} worker{'s' * (runner.slots > 1)}"
-        bar.note(f"{count:,} of {total:,} cases to compute ({total - count:,} in {journal.dir}/), {where}")
+        bar.note(f"{count:,} of {total:,} cases to compute ({kept:,} in {journal.dir}/), {where}")
         try:
             if not scheduler and count:
                 _warm(sweep, bar)
@@ -145,9 +134,8 @@ def run_sweep(config: str | os.PathLike[str] | SweepConfig, out: str | os.PathLi
                     bar.update(len(part))
             bar.note(f"writing {total:,} rows to {out}")
             rows = write_table(sweep, journal, out, fmt)
-        except KeyboardInterrupt as exc:
-            signum = signal.SIGTERM if isinstance(exc, _Terminated) else signal.SIGINT
-            raise Interrupted(journal.dir, int(journal.done().sum()), total, signum) from None
+        except KeyboardInterrupt:
+            raise Interrupted(journal.dir, int(journal.done().sum()), total) from None
         except CaseFailed as err:
             kept = int(journal.done().sum())
             raise CaseFailed(f"{err}; the {kept:,} finished cases are kept in {journal.dir}/") from None
@@ -155,7 +143,7 @@ def run_sweep(config: str | os.PathLike[str] | SweepConfig, out: str | os.PathLi
             bar.close()
         if not keep_journal:
             journal.remove()
-    return SweepSummary(Path(out), rows, count, total - count, time.perf_counter() - start)
+    return SweepSummary(Path(out), rows, count, kept, time.perf_counter() - start)
 
 
 def _warm(sweep: Sweep, bar: Progress) -> None:

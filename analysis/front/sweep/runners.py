@@ -3,14 +3,14 @@ cluster; a few batches per worker are in flight at a time, so the cases waiting 
 
 from __future__ import annotations
 
-import multiprocessing
+import re
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Iterator
 
 from analysis.base.extras import need
-from analysis.base.params import DicelabError
-from analysis.base.pool import check_workers, cores, process_pool
+from analysis.base.params import DicelabError, ParamError
+from analysis.base.pool import check_workers, cores, process_pool, stop_now
 from analysis.front.sweep.config import Method
 from analysis.front.sweep.expand import Case
 from analysis.front.sweep.work import run_batch
@@ -39,7 +39,6 @@ class LocalRunner:
             for job in jobs:
                 yield run_batch(method, job)
             return
-        before = set(multiprocessing.active_children())
         pool = process_pool(min(self.slots, count), "spawn")
         running: set[Future] = set()
         finished = False
@@ -57,17 +56,38 @@ class LocalRunner:
             raise DicelabError("the worker processes died or could not start (a script that runs a sweep needs "
                                "an `if __name__ == \"__main__\":` guard); try --workers 1") from None
         finally:
-            pool.shutdown(wait=finished, cancel_futures=True)
-            if not finished:
-                for process in set(multiprocessing.active_children()) - before:
-                    process.terminate()
+            if finished:
+                pool.shutdown()
+            else:
+                stop_now(pool)
+
+
+SCHEDULER = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$"
+                       r"|^inproc://[\w./-]+$")
+"""A Dask scheduler's address: ``[protocol://]host:port`` in ASCII (or an in-process ``inproc://`` one)."""
+
+
+def check_scheduler(address: str) -> str:
+    """A scheduler address of the right form, refused before anything tries to reach it.
+
+    >>> check_scheduler("tcp://127.0.0.1:8786")
+    'tcp://127.0.0.1:8786'
+    >>> check_scheduler("🎲")
+    Traceback (most recent call last):
+    ...
+    analysis.base.params.ParamError: scheduler = '🎲' is not allowed; allowed: a Dask scheduler's address, [tcp://]host:port, e.g. tcp://host:8786
+    """
+    match = SCHEDULER.match(address) if isinstance(address, str) else None
+    if match is None or int(match.group(1) or 0) > 65535:
+        raise ParamError("scheduler", address, "a Dask scheduler's address, [tcp://]host:port, e.g. tcp://host:8786")
+    return address
 
 
 class DaskRunner:
     """Batches as tasks on a Dask distributed cluster (``dask.distributed.Client(address)``)."""
 
     def __init__(self, address: str):
-        self.address = address
+        self.address = check_scheduler(address)
         self.slots = 1
 
     def __enter__(self) -> "DaskRunner":

@@ -26,6 +26,8 @@ exchange, resolve).  This module registers the system.
 
 from __future__ import annotations
 
+from analysis.engine.assumptions import Assumption, When
+from analysis.engine.combat import FINISH_ATTACKS
 from analysis.engine.registry import register
 from analysis.engine.system import System
 from analysis.systems.kurs.chain import (
@@ -133,4 +135,11 @@ SYSTEM = register(System(
     levels={"out": "«Недееспособен» marked", "dying": "«При смерти» marked", "dead": None},
     duel_states=duel_states,
     slips=slips,
+    assumptions=(
+        Assumption("dk_faces", "the fragment never defines dK; its defense rule's extremes -5 and -6 need three dice "
+                   "of -2..+2: a d6 relabelled", tuple(DK_PRESETS.values())),
+        Assumption("no_defense_bonus", "no number for not defending: twice the stance trade's +1", (0, 1, 2, 3),
+                   When(attacker={"stance": "no_defense"})),
+        FINISH_ATTACKS,
+    ),
 ))

@@ -21,7 +21,8 @@ import numpy as np
 from analysis.base.lazy import sp
 from analysis.base.params import ParamError
 from analysis.engine import markov
-from analysis.engine.combat import DuelResult, Resolution, describe_fighter
+from analysis.engine.assumptions import Assumption, When
+from analysis.engine.combat import FINISH_ATTACKS, DuelResult, Resolution, describe_fighter
 from analysis.engine.registry import register
 from analysis.engine.system import System
 from analysis.systems.onesix.rules import (
@@ -219,4 +220,10 @@ SYSTEM = register(System(
             "dying": "Wounds 7-9: the body's reserve, dies without first aid", "dead": "10 Wounds: «гибель»"},
     round_seconds=6,
     duel_states=duel_states,
+    assumptions=(
+        Assumption("carry_floor", "the seed carries a debt of IN in full and gives no floor: the lab bounds it so the "
+                   "exact chain stays finite", (-6, -12, -20, -40),
+                   When(("duel",), rules={"in_economy": True})),
+        FINISH_ATTACKS,
+    ),
 ))

@@ -11,6 +11,8 @@ outcomes and :func:`states_bound` estimates the chain's size without building it
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -87,17 +89,44 @@ def hit_tables(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[np.nda
 def states_bound(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> int:
     """An upper estimate of the chain's states, from its shape: blocks of conditions x states in a block.
 
-    A side's up conditions: one track's levels (both tracks against a ballistic weapon) times its armor's wear.
-    A block holds at most about 3 x span^2 states, span the IN a side may hold in it: the carries and the debts
-    of two attacks and two lost actions past the track (7,400 measured in the largest archetype block, 8,748 here).
+    A side's blocks: the up conditions the other side's hits can bring it to (:func:`reachable`: under armor
+    wear, far fewer than every level times every wear).  A block holds at most about 3 x span^2 states, span the
+    IN a side may hold in it: the carries and the debts of two attacks and two lost actions past the track (7,400
+    measured in the largest archetype block, 8,748 here).  The solver keeps 40-60% of it (bench_memory.py).
     """
-    def conditions(f: six.Fighter, attacker: six.Fighter) -> int:
-        levels = rules.track_length + 1
-        return levels ** (2 if attacker.weapon_class == "ballistic" else 1) * (six.max_wear(rules, f) + 1)
-
     span = (rules.carry_cap - rules.carry_floor + 1 + 2 * (rules.attack_cost + rules.action_lost)
             + rules.track_length)
-    return int(conditions(a, b) * conditions(b, a) * 3 * span * span)
+    return int(reachable(rules, b, a) * reachable(rules, a, b) * 3 * span * span)
+
+
+@lru_cache(maxsize=1024)
+def reachable(rules: six.Rules, att: six.Fighter, dfn: six.Fighter) -> int:
+    """How many up conditions of ``dfn`` a run of ``att``'s hits can reach, whatever their odds: every power the
+    test roll allows (penalties only lower it), each hit's levels, class and armor wear from the condition before
+    (a breadth-first walk, one numpy step per armor wear on the frontier).
+
+    >>> reachable(six.Rules(), six.Fighter(weapon_ps=6), six.Fighter(training=4))  # one track: its 7 levels
+    7
+    """
+    top = att.attack_rating + int(six.two_k(rules).support[-1]) + rules.death
+    power = att.weapon_ps + np.arange(top + 1)
+    worn = six.max_wear(rules, dfn) + 1
+    seen = {six.UNHURT}
+    frontier = [np.array([v]) for v in six.UNHURT]
+    while frontier[0].size:
+        found = []
+        for k in np.unique(frontier[2]).tolist():
+            levels, cls, step = six.hit_effect(rules, att, dfn, power, k)
+            here = frontier[2] == k
+            w, s = six.mark(frontier[0][here][:, None], frontier[1][here][:, None], cls[None, :], levels[None, :],
+                            rules)
+            wear = np.broadcast_to(np.minimum(k + step, worn - 1), w.shape)
+            found.append(np.stack([w.ravel(), s.ravel(), wear.ravel()]))
+        labels = map(tuple, np.unique(np.concatenate(found, axis=1), axis=1).T.tolist())
+        new = [label for label in labels if label not in seen and six.status(rules, label) == six.markov.UP]
+        seen.update(new)
+        frontier = [np.array([label[i] for label in new], dtype=np.int64) for i in range(3)]
+    return len(seen)
 
 
 # ------------------------------------------------------------------ the compiled chain: dice and keys

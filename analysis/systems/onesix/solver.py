@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from analysis.base.interrupt import run_kernel
 from analysis.base.params import DicelabError
 from analysis.engine import markov
 from analysis.systems.onesix import rules as six
@@ -47,7 +48,10 @@ REGION = 32
 
 @lru_cache(maxsize=256)
 def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[markov.Solution, str]:
-    """The duel under the IN economy, exactly (less a reported truncation): the solution and how it was timed."""
+    """The duel under the IN economy, exactly (less a reported truncation): the solution and how it was timed.
+
+    The compiled solver runs where no signal lands (:func:`analysis.base.interrupt.run_kernel`): Ctrl-C, SIGTERM
+    or a cancel halt it within a block and raise :class:`~analysis.base.interrupt.Interrupted`."""
     pr = pack_rules(rules, a, b)
     na, nb = len(six.track(rules, a)), len(six.track(rules, b))
     if 3 * na * nb * int(pr[P_NX]) ** 2 * int(pr[P_NP]) ** 2 >= 2**62:
@@ -57,9 +61,9 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
     tables = hit_tables(rules, a, b)
     cap = CAPACITY
     while True:
-        status, codes, probs, lost, stuck, mean, states, rounds = _solve(
-            pr, fs, *tables, na, nb, PRUNE, ROUNDS_TOL, WORK, markov.MAX_ROUNDS, cap, 10 * cap, BLOCK_TOL, SWEEPS,
-            ROUNDS_SKIP, SWEEP_FLOOR)
+        status, codes, probs, lost, stuck, mean, states, rounds = run_kernel(
+            _solve, pr, fs, *tables, na, nb, PRUNE, ROUNDS_TOL, WORK, markov.MAX_ROUNDS, cap, 10 * cap, BLOCK_TOL,
+            SWEEPS, ROUNDS_SKIP, SWEEP_FLOOR)
         if status == 0:
             break
         cap *= 2
@@ -226,7 +230,7 @@ def _sweep(lm: np.ndarray, bits: np.ndarray, m_local: int, w_start: np.ndarray, 
 @njit(cache=True, nogil=True)
 def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, hits: np.ndarray, hp: np.ndarray,
            na: int, nb: int, prune: float, tol: float, work: float, max_rounds: int, cap: int, cap_edges: int,
-           tol_block: float, max_sweeps: int, skip: float, sweep_floor: float):
+           tol_block: float, max_sweeps: int, skip: float, sweep_floor: float, halt: np.ndarray):
     """The duel from two unhurt fighters with no carry, block of conditions by block of conditions.
 
     Conditions only worsen, so the blocks are solved in order: a block's states are found from what flows in
@@ -236,7 +240,9 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     pass sends everything that leaves the block on, from each
     state's total visits.  Then the rounds are iterated over the same states for their distribution.
 
-    Returns (status: 0 fine, 1 the store is full; end codes, their probabilities, mass lost, P(stalemate),
+    ``halt[0]`` is polled at every block and block round: once it is not 0 the solver stops (status 2).
+
+    Returns (status: 0 fine, 1 the store is full, 2 halted; end codes, their probabilities, mass lost, P(stalemate),
     expected rounds, states expanded, P(first out in round t)).
     """
     s_key, s_kind, s_prio = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int8), np.empty(cap, dtype=np.int64)
@@ -274,6 +280,8 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     stuck = 0.0
     rounds_acc = 0.0
     for c in range(na * nb):
+        if halt[0] != 0:
+            return 2, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
         if head[c] < 0:
             continue
         if not _live(c // nb, c % nb, fs, pr, start):
@@ -404,6 +412,8 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                 inflow += v_in[s]
         done = False
         for _ in range(max_sweeps):
+            if halt[0] != 0:
+                return 2, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
             for b in range(n_between):
                 if now[b] > 0.0:
                     visits[b] += now[b]

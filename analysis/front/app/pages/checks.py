@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from analysis.engine.results import house_rules_echo
+from analysis.engine.results import assumptions_echo, house_rules_echo
 from analysis.front.app import views
 from analysis.front.app.controls import check_panel, rules_panel, select, system_select
 from analysis.front.app.model import args_of, command, rules_of, system_of
@@ -86,7 +86,8 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         views.row([views.graph(fig, "distribution"), views.graph(fig2, "curve")]),
         views.row([views.table("distribution", shown_dist, lang, t(lang, "distribution")),
                   views.table("curve", shown_curve, lang, t(lang, "curve"))]),
-        views.echo(lang, sid, c.variants, house_rules_echo(sid, c.variants), command("check", state)),
+        views.echo(lang, sid, c.variants, house_rules_echo(sid, c.variants), command("check", state),
+                   assumptions=assumptions_echo(sid, c.variants)),
     ]
     return body, {"distribution": shown_dist, "curve": shown_curve}
 

@@ -11,14 +11,16 @@ skills raised by a gap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import pandas as pd
 from dash import html
 
 from analysis.base.params import DicelabError
-from analysis.fights.lethality import GAPS, skill_gap
+from analysis.engine.combat import describe_fighter, rests_on
+from analysis.fights.budget import exact_duel
+from analysis.fights.lethality import GAPS, duel_rules, skill_gap
 from analysis.fights.setup import Setup
 from analysis.front.app import views
 from analysis.front.app.controls import check_panel, fighter_panel, rules_panel, section, select, system_select
@@ -43,6 +45,8 @@ class Result:
     aligned: pd.DataFrame | None = None
     gaps: pd.DataFrame | None = None
     cli: tuple[str, str] = ("", "")
+    assumed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Two systems: the lab's assumptions each one's checks and matched duels rest on."""
 
 
 def mode_of(state: Mapping[str, str]) -> str:
@@ -100,10 +104,12 @@ def compute(state: Mapping[str, str]) -> Result:
         setup = Setup.build(rules=by_system)
         aligned = success_curves(setup)
         gaps = pd.concat([skill_gap(s, setup, gaps=GAPS) for s in by_system], ignore_index=True)
-        return Result(mode, ids, aligned=aligned[aligned["system"].isin(ids)], gaps=gaps)
+        assumed = {s: rests_on(s, duel_rules(r).to_dict(), *(describe_fighter(f, r) for f in setup.fighters(s)))
+                   for s, r in by_system.items()}
+        return Result(mode, ids, aligned=aligned[aligned["system"].isin(ids)], gaps=gaps, assumed=assumed)
     system = systems[0]
-    duels = tuple(labelled(i, lambda s=s, r=r: system.duel(r, fighter_of(system, s, "a"),
-                                                            fighter_of(system, s, "b")).to_dict())
+    duels = tuple(labelled(i, lambda s=s, r=r: exact_duel(system, r, fighter_of(system, s, "a"),
+                                                           fighter_of(system, s, "b")).to_dict())
                   for i, (s, r) in enumerate(zip(pair, rules), 1))
     curves = None
     if mode == "variants":
@@ -154,7 +160,8 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         body.append(views.row([views.graph(fig2, "checks"), views.table("checks", curve, lang, t(lang, "check_table"))]))
         tables["checks"] = curve
     for i, (d, cli) in enumerate(zip(res.duels, res.cli), 1):
-        body += [html.H4(t(lang, f"setup{i}")), views.echo(lang, res.systems[0], d["variants"], d["house_rules"], cli)]
+        body += [html.H4(t(lang, f"setup{i}")),
+                 views.echo(lang, res.systems[0], d["variants"], d["house_rules"], cli, assumptions=d["assumptions"])]
     return body, tables
 
 
@@ -175,4 +182,6 @@ def systems_view(res: Result, lang: str) -> tuple[list[Any], dict[str, pd.DataFr
             views.row([views.graph(fig, "aligned"), views.graph(fig2, "gaps")]),
             views.row([views.table("gaps", gaps, lang, t(lang, "skill_gap")),
                        views.table("aligned", aligned, lang, t(lang, "curve"))])]
+    body += [html.Div([html.B(f"{system_name(lang, sid)} · "), views.assumed(lang, a, f"assumptions-{sid}")],
+                      className="echo") for sid, a in res.assumed.items() if a]
     return body, {"gaps": gaps, "aligned": aligned}

@@ -20,6 +20,7 @@ from dash import dcc, html
 
 from analysis.base.params import DicelabError
 from analysis.engine.results import house_rules_echo
+from analysis.fights.budget import exact_duel
 from analysis.front.app import views
 from analysis.front.app.controls import fid, fighter_panel, rules_panel, section, system_select
 from analysis.front.app.jobs import report_estimate
@@ -69,7 +70,7 @@ def compute(state: Mapping[str, str]) -> Any:
     vary = state.get("vary", default_vary(system))
     settings = math.prod(v.hi - v.lo + 1 for v in parse_vary(vary))
     start = time.perf_counter()
-    system.duel(rules, a, b)
+    exact_duel(system, rules, a, b)
     seconds = settings * (time.perf_counter() - start)
     report_estimate(seconds)
     if seconds > BUDGET:
@@ -107,5 +108,5 @@ def view(res: Any, state: Mapping[str, str], lang: str) -> tuple[list[Any], dict
     extra = {"vary": state.get("vary", default_vary(system_of(state))), **{k.replace("pwin", "p-win"): v
                                                                           for k, v in w.items()}}
     body.append(views.echo(lang, res.system, res.variants, house_rules_echo(res.system, res.variants),
-                           command("design", state, extra)))
+                           command("design", state, extra), assumptions=res.assumptions))
     return body, {"design": table}

@@ -19,6 +19,7 @@ from dash import html
 
 from analysis.base.params import ParamError
 from analysis.engine.combat import LEVELS
+from analysis.fights.budget import exact_duel
 from analysis.front.app import views
 from analysis.front.app.controls import fields, fighter_panel, rules_panel, section, select, system_select
 from analysis.front.app.model import command, fighter_of, rules_of, system_of, typed
@@ -76,7 +77,7 @@ def compute(state: Mapping[str, str]) -> Result:
     rules, a, b = rules_of(system, state), fighter_of(system, state, "a"), fighter_of(system, state, "b")
     exchanges = (system.exchange(rules, a, b), system.exchange(rules, b, a))
     if state.get("method", METHODS[0]) != "mc":
-        return Result(system.id, system.duel(rules, a, b).to_dict(), exchanges, command("duel", state))
+        return Result(system.id, exact_duel(system, rules, a, b).to_dict(), exchanges, command("duel", state))
     from sims.api import simulate_duel
     from sims.engine import check_n
 
@@ -157,7 +158,7 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         tables[f"damage_{tag}"] = table
     body.append(views.table("outcomes", tables["outcomes"], lang, t(lang, "outcomes")))
     model = d.get("model", "exact") + (f", n = {d['n']}, seed = {d['seed']}" if mc else "")
-    body.append(views.echo(lang, res.system, d["variants"], d["house_rules"], res.cli, model))
+    body.append(views.echo(lang, res.system, d["variants"], d["house_rules"], res.cli, model, d["assumptions"]))
     return body, tables
 
 

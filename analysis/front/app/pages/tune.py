@@ -14,7 +14,7 @@ import pandas as pd
 from dash import html
 
 from analysis.base.params import DicelabError
-from analysis.engine.results import house_rules_echo
+from analysis.engine.results import assumptions_echo, house_rules_echo
 from analysis.front.app import views
 from analysis.front.app.controls import check_panel, rules_panel, section, system_select
 from analysis.front.app.model import args_of, command, rules_of, system_of, typed
@@ -113,5 +113,6 @@ def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], d
         tables["equiv"] = shown_equiv
     variants = res.table.variants
     body.append(views.echo(lang, sid, variants, house_rules_echo(sid, variants),
-                           command("tune", state, {"p": state.get("p", DEFAULT_P)})))
+                           command("tune", state, {"p": state.get("p", DEFAULT_P)}),
+                           assumptions=assumptions_echo(sid, variants)))
     return body, tables
