@@ -73,7 +73,7 @@ def roll_off(agility):
     return {k: v / (1 - stay) for k, v in out.items()}
 
 
-def brute(fighters, n_a, extra_penalty, turns=600):
+def brute(fighters, n_a, extra_penalty, turns=3000):
     """(P(A wins), P(B wins), P(both out), P(dying) per fighter, mean rounds) on the short track, plain fighters
     (normal stance, no luck, no dodge), weakest targets, after_out = stop: the distribution pushed turn by turn."""
     dk = three_dk()
@@ -113,23 +113,25 @@ def brute(fighters, n_a, extra_penalty, turns=600):
     fresh = tuple((0,) * 6 for _ in fighters)
     dist = {}
     for order, p in roll_off([f.agility for f in fighters]).items():
-        dist[(order, 0, fresh, (0,) * len(fighters), 1)] = p
+        dist[(order, 0, fresh, (0,) * len(fighters))] = p
     ends = {}
-    rounds_mass = 0.0
+    rounds_mass = 1.0  # E[rounds] = the mass of every round's start, the first included
     for _ in range(turns):
+        if not dist:
+            break
         new = {}
-        for (order, pos, bs, defs, rnd), p in dist.items():
+        for (order, pos, bs, defs), p in dist.items():
             if not (able(bs, 0) and able(bs, 1)):
                 key = tuple(bs)
                 ends[key] = ends.get(key, 0.0) + p
-                rounds_mass += p * rnd
                 continue
             if pos == len(order):
-                new[(order, 0, bs, defs, rnd + 1)] = new.get((order, 0, bs, defs, rnd + 1), 0.0) + p
+                rounds_mass += p
+                new[(order, 0, bs, defs)] = new.get((order, 0, bs, defs), 0.0) + p
                 continue
             i = order[pos]
             if not up(bs[i]):
-                new[(order, pos + 1, bs, defs, rnd)] = new.get((order, pos + 1, bs, defs, rnd), 0.0) + p
+                new[(order, pos + 1, bs, defs)] = new.get((order, pos + 1, bs, defs), 0.0) + p
                 continue
             enemies = [j for j in range(len(bs)) if side[j] != side[i] and up(bs[j])]
             j = min(enemies, key=lambda k: (tuple(-x for x in reversed(bs[k])), k))
@@ -143,7 +145,7 @@ def brute(fighters, n_a, extra_penalty, turns=600):
                 d3 = list(d2)
                 if not up(b2[j]):
                     d3[j] = 0
-                key = (order, pos + 1, tuple(b2), tuple(d3), rnd)
+                key = (order, pos + 1, tuple(b2), tuple(d3))
                 new[key] = new.get(key, 0.0) + p * q
         dist = new
     assert sum(dist.values()) < 1e-12

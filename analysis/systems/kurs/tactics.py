@@ -315,7 +315,7 @@ def tactics_states(rules: Rules, a: Fighter, b: Fighter) -> int:
     mover's turns over both fighters' up conditions and the other's stance; the luck and dodge moments; the ends.
 
     >>> tactics_states(Rules(), Fighter(), Fighter())
-    99362
+    533042
     """
     n = [sum(1 for c in track_of(rules, who).labels if status_of(c) == UP) for who in "ab"]
     total = [len(track_of(rules, who)) for who in "ab"]
