@@ -24,22 +24,26 @@ from numba import njit
 
 from analysis.base.params import ParamError
 from analysis.systems import kurs as rules_mod
+from sims import groups as sim_groups
 from sims.dice import _sample, outcome_table
 from sims.options import SimOptions
 from sims.results import CHECK_SIZE, DUEL_SIZE, EXTRA, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally
 
 # Packed fighter: attack skill, defense skill + shield, offensive and defensive damage factors, scale,
-# weapon type bonus, agility, stance (index into STANCES), the lightest level it dodges (-1: never).
-F_ATTACK, F_DEFENSE_TOTAL, F_OFFENSE, F_DEFENSE, F_SCALE, F_TYPE_BONUS, F_AGILITY, F_STANCE, F_DODGE = range(9)
+# weapon type bonus, agility, stance (index into STANCES), the lightest level it dodges (-1: never), its target
+# policy in a group fight (index into TARGETS).
+F_ATTACK, F_DEFENSE_TOTAL, F_OFFENSE, F_DEFENSE, F_SCALE, F_TYPE_BONUS, F_AGILITY, F_STANCE, F_DODGE, F_TARGET = range(10)
+WEAKEST, RANDOM, STRONGEST, SPREAD = range(4)  # the order of rules_mod.TARGETS
 NORMAL, OFFENSIVE, DEFENSIVE, NO_DEFENSE = range(4)  # the order of rules_mod.STANCES
 # Packed rules: defense clamp (on, zero-from, low value), luck tokens and bonus, worst-penalty mode, fatigue soak
 # (0 never, 1 when_lower, 2 when_lower_any) and its points, type bonus always, graze (0 text, 1 capped, 2 fixed) and
 # its damage, trade price in fatigue (0: complication), trade bonus, fatigue boxes per trade and per dodge,
-# no-defense bonus, surprise (0 none, 1 A, 2 B) and whether it goes first, finishing and its attack limit.
+# no-defense bonus, surprise (0 none, 1 A, 2 B) and whether it goes first, finishing and its attack limit, the
+# cumulative penalty per extra defense.
 (R_CLAMP, R_CLAMP_ZERO, R_CLAMP_LOW, R_LUCK, R_LUCK_BONUS, R_WORST, R_SOAK, R_SOAK_POINTS, R_TYPE_ALWAYS, R_GRAZE,
  R_GRAZE_DAMAGE, R_TRADE_FATIGUE_COST, R_TRADE_BONUS, R_TRADE_FATIGUE, R_DODGE_FATIGUE, R_NO_DEFENSE_BONUS,
- R_SURPRISE, R_SURPRISE_FIRST, R_FINISH, R_FINISH_ATTACKS) = range(20)
-RULES_SIZE = 20
+ R_SURPRISE, R_SURPRISE_FIRST, R_FINISH, R_FINISH_ATTACKS, R_EXTRA_DEFENSE) = range(21)
+RULES_SIZE = 21
 GRAZE_MODES = ("text", "capped", "fixed")
 SOAK_MODES = ("never", "when_lower", "when_lower_any")
 FATIGUE, LIGHT, MEDIUM, HEAVY, INCAPACITATED, DYING = range(6)
@@ -70,7 +74,8 @@ def pack_rules(rules: rules_mod.Rules) -> np.ndarray:
                      rules.soak_points, rules.type_bonus == "always", GRAZE_MODES.index(rules.graze),
                      rules.graze_damage, rules.trade_cost == "fatigue", rules.trade_bonus, rules.trade_fatigue,
                      rules.dodge_fatigue, rules.no_defense_bonus, ("none", "a", "b").index(rules.surprise),
-                     rules.surprise_first, rules.after_out == "finish", rules.finish_attacks], dtype=np.int64)
+                     rules.surprise_first, rules.after_out == "finish", rules.finish_attacks,
+                     rules.extra_defense_penalty], dtype=np.int64)
 
 
 def pack_track(rules: rules_mod.Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -83,11 +88,11 @@ def pack_track(rules: rules_mod.Rules) -> tuple[np.ndarray, np.ndarray, np.ndarr
             np.array([-1 if v is None else v for v in levels], dtype=np.int64))
 
 
-def pack_fighters(a: rules_mod.Fighter, b: rules_mod.Fighter) -> np.ndarray:
-    """Both fighters, one row each."""
+def pack_fighters(*fighters: rules_mod.Fighter) -> np.ndarray:
+    """The fighters, one row each."""
     return np.array([[f.attack_skill, f.defense_skill + f.shield, f.offense, f.defense, f.scale, f.weapon_type_bonus,
-                      f.agility, rules_mod.STANCES.index(f.stance), rules_mod.DODGE_FROM.get(f.effort_dodge, -1)]
-                     for f in (a, b)], dtype=np.int64)
+                      f.agility, rules_mod.STANCES.index(f.stance), rules_mod.DODGE_FROM.get(f.effort_dodge, -1),
+                      rules_mod.TARGETS.index(f.target)] for f in fighters], dtype=np.int64)
 
 
 def conditions(rules: rules_mod.Rules) -> int:
@@ -199,9 +204,8 @@ def _turn(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, track: np.ndarra
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _resolve(fs: np.ndarray, s: np.ndarray, i: int, margin: int, r: np.ndarray) -> tuple[int, int]:
-    """(kind, damage) of an attack of ``i`` with its margin settled."""
-    j = 1 - i
+def _resolve(fs: np.ndarray, i: int, j: int, margin: int, r: np.ndarray) -> tuple[int, int]:
+    """(kind, damage) of an attack of ``i`` on ``j`` with its margin settled."""
     if margin < 0:
         return MISS, 0
     base = fs[i, F_OFFENSE] - fs[j, F_DEFENSE]
@@ -218,14 +222,14 @@ def _resolve(fs: np.ndarray, s: np.ndarray, i: int, margin: int, r: np.ndarray) 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _attack(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray,
-            levels: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> tuple[int, int]:
-    """Fighter ``i``'s turn and attack on the other: (kind, damage marked); both states updated in ``s``.
+def _attack(fs: np.ndarray, s: np.ndarray, i: int, j: int, extra: int, r: np.ndarray, track: np.ndarray,
+            pain: np.ndarray, levels: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> tuple[int, int]:
+    """Fighter ``i``'s turn and attack on ``j``: (kind, damage marked); both states updated in ``s``.  ``extra``:
+    what the defense loses to the defenses ``j`` made before (only an opposed attack asks one).
 
     A luck token (+bonus) goes to a check failing by 1..bonus, at most one per side: the attack's on a miss,
     the defense's on a hit; a graze (margin 0) is a success with a complication for both.
     """
-    j = 1 - i
     mod = _turn(fs, s, i, r, track, pain)
     one_sided = s[i, S_FIRST] == 1 or (fs[j, F_STANCE] == NO_DEFENSE and s[j, S_ACTIVE] == 1)
     s[i, S_FIRST] = 0
@@ -237,7 +241,7 @@ def _attack(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, track: np.ndar
         dmod = 0
         if s[j, S_ACTIVE]:
             dmod = r[R_TRADE_BONUS] if fs[j, F_STANCE] == DEFENSIVE else -r[R_TRADE_BONUS]
-        margin -= fs[j, F_DEFENSE_TOTAL] + rd + dmod - s[j, S_PENALTY]
+        margin -= fs[j, F_DEFENSE_TOTAL] + rd + dmod - s[j, S_PENALTY] - extra
     bonus = r[R_LUCK_BONUS]
     tok_a, tok_d = s[i, S_TOKENS] > 0, s[j, S_TOKENS] > 0 and not one_sided
     luck_a = luck_d = False
@@ -252,7 +256,7 @@ def _attack(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, track: np.ndar
             break
     s[i, S_TOKENS] -= luck_a
     s[j, S_TOKENS] -= luck_d
-    kind, damage = _resolve(fs, s, i, margin, r)
+    kind, damage = _resolve(fs, i, j, margin, r)
     level, soak = _plan(s, j, damage, r, track, levels)
     dodge = fs[j, F_DODGE]
     if (not one_sided and dodge >= 0 and level >= dodge
@@ -264,18 +268,17 @@ def _attack(fs: np.ndarray, s: np.ndarray, i: int, r: np.ndarray, track: np.ndar
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _finish(fs: np.ndarray, s: np.ndarray, w: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray,
+def _finish(fs: np.ndarray, s: np.ndarray, w: int, v: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray,
             levels: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> int:
-    """``after_out=finish``: fighter ``w`` makes one-sided attacks on the helpless other, with its stance modifier
+    """``after_out=finish``: fighter ``w`` makes one-sided attacks on the helpless ``v``, with its stance modifier
     and penalty of this moment (it pays nothing more, spends no luck), until dying or the limit; the attacks made."""
-    v = 1 - w
     preview = s.copy()
     mod = _turn(fs, preview, w, r, track, pain)
     shift = fs[w, F_ATTACK] + mod - preview[w, S_PENALTY]
     count = 0
     while count < r[R_FINISH_ATTACKS] and s[v, S_STATUS] < DYING_STATUS:
         count += 1
-        _, damage = _resolve(fs, s, w, _sample(table, rng) + shift, r)
+        _, damage = _resolve(fs, w, v, _sample(table, rng) + shift, r)
         level, soak = _plan(s, v, damage, r, track, levels)
         _mark(s, v, level, soak, pain, r[R_WORST])
     return count
@@ -316,14 +319,15 @@ def _duel(fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray, le
             rounds += 1
             if rounds > MAX_ROUNDS:
                 break
-            _attack(fs, s, i, r, track, pain, levels, table, rng)
+            _attack(fs, s, i, 1 - i, 0, r, track, pain, levels, table, rng)
             if s[1 - i, S_STATUS] == UP:
-                _attack(fs, s, 1 - i, r, track, pain, levels, table, rng)
+                _attack(fs, s, 1 - i, i, 0, r, track, pain, levels, table, rng)
             if s[0, S_STATUS] != UP or s[1, S_STATUS] != UP:
                 break
         finish = -1
         if r[R_FINISH] and rounds <= MAX_ROUNDS and (s[0, S_STATUS] == UP) != (s[1, S_STATUS] == UP):
-            finish = _finish(fs, s, 0 if s[0, S_STATUS] == UP else 1, r, track, pain, levels, table, rng)
+            w = 0 if s[0, S_STATUS] == UP else 1
+            finish = _finish(fs, s, w, 1 - w, r, track, pain, levels, table, rng)
         _tally(out, rounds, s[0, S_STATUS], s[1, S_STATUS], finish)
     return out
 
@@ -338,7 +342,7 @@ def _exchange(fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray
     dying = size - 1
     for _ in range(n):
         _fresh(s, r)
-        kind, damage = _attack(fs, s, 0, r, track, pain, levels, table, rng)
+        kind, damage = _attack(fs, s, 0, 1, 0, r, track, pain, levels, table, rng)
         out[X_MISS + kind] += 1
         out[X_LUCK_A] += s[0, S_TOKENS] < tokens
         out[X_LUCK_D] += s[1, S_TOKENS] < tokens
@@ -406,3 +410,181 @@ def exchange_call(rules: rules_mod.Rules, att: rules_mod.Fighter,
     track, pain, levels = pack_track(rules)
     size = exchange_size(rules)
     return lambda n, rng: _exchange(fs, pr, track, pain, levels, table, size, n, rng)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sort_run(order: np.ndarray, key: np.ndarray, lo: int, hi: int) -> None:
+    """Sort ``order[lo:hi]`` by ``key`` (block ascending, then the roll descending), insertion sort."""
+    for a in range(lo + 1, hi):
+        x = order[a]
+        b = a - 1
+        while b >= lo and (key[order[b], 0] > key[x, 0] or (key[order[b], 0] == key[x, 0]
+                                                             and key[order[b], 1] < key[x, 1])):
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = x
+
+
+@njit(cache=True, nogil=True)
+def _roll_order(fs: np.ndarray, block: np.ndarray, table: np.ndarray, order: np.ndarray, key: np.ndarray,
+                rng: np.random.Generator) -> None:
+    """The order of play: by ``block`` (the surprising side first), then a dK + agility roll-off, the tied
+    re-rolling among themselves until none is tied (a one-valued dK: shuffled)."""
+    m = order.size
+    for i in range(m):
+        order[i] = i
+        key[i, 0] = block[i]
+        key[i, 1] = _sample(table, rng) + fs[i, F_AGILITY]
+    _sort_run(order, key, 0, m)
+    flat = table.min() == table.max()
+    while True:
+        tied = False
+        lo = 0
+        while lo < m:
+            hi = lo + 1
+            while hi < m and key[order[hi], 0] == key[order[lo], 0] and key[order[hi], 1] == key[order[lo], 1]:
+                hi += 1
+            if hi - lo > 1:
+                tied = True
+                for a in range(lo, hi):
+                    key[order[a], 0] = lo  # the run becomes a block of its own (places keep the order)
+                    key[order[a], 1] = rng.random() * 1e9 if flat else _sample(table, rng) + fs[order[a], F_AGILITY]
+                _sort_run(order, key, lo, hi)
+            else:
+                key[order[lo], 0] = lo
+            lo = hi
+        if not tied:
+            return
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _number_copies(order: np.ndarray, kind: np.ndarray) -> None:
+    """Copies of one fighter on one side (equal ``kind``) numbered by their place: the first to act is the first
+    listed (as :func:`analysis.engine.groups.number_copies`; copies start alike, so this only names them)."""
+    m = order.size
+    for a in range(m):
+        for b in range(a + 1, m):
+            if kind[order[a]] == kind[order[b]] and order[b] < order[a]:
+                order[a], order[b] = order[b], order[a]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _able(s: np.ndarray, lo: int, hi: int) -> bool:
+    for k in range(lo, hi):
+        if s[k, S_STATUS] == UP:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _target(fs: np.ndarray, s: np.ndarray, i: int, lo: int, hi: int, hits: np.ndarray,
+            rng: np.random.Generator) -> int:
+    """Whom fighter ``i`` attacks among the able enemies ``lo..hi-1`` by its policy (ties: the first listed)."""
+    policy = fs[i, F_TARGET]
+    if policy == RANDOM:
+        count = 0
+        for k in range(lo, hi):
+            count += s[k, S_STATUS] == UP
+        pick = int(rng.random() * count)
+        for k in range(lo, hi):
+            if s[k, S_STATUS] == UP:
+                if pick == 0:
+                    return k
+                pick -= 1
+    best = -1
+    for k in range(lo, hi):
+        if s[k, S_STATUS] != UP:
+            continue
+        if best < 0:
+            best = k
+        elif policy == STRONGEST:
+            if fs[k, F_ATTACK] > fs[best, F_ATTACK]:
+                best = k
+        elif policy == SPREAD:
+            if hits[k] < hits[best]:
+                best = k
+        else:
+            for lv in range(HEAVY, FATIGUE - 1, -1):
+                if s[k, lv] != s[best, lv]:
+                    if s[k, lv] > s[best, lv]:
+                        best = k
+                    break
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _group(fs: np.ndarray, kind: np.ndarray, na: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray, levels: np.ndarray,
+           table: np.ndarray, lay: np.ndarray, size: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n group fights of fighters ``0..na-1`` (side A) against the rest; counts laid out by :mod:`sims.groups`."""
+    m = fs.shape[0]
+    out = np.zeros(size, dtype=np.int64)
+    s = np.zeros((m, STATE_SIZE), dtype=np.int64)
+    order = np.empty(m, dtype=np.int64)
+    key = np.zeros((m, 2), dtype=np.float64)
+    block = np.zeros(m, dtype=np.int64)
+    defs = np.zeros(m, dtype=np.int64)
+    hits = np.zeros(m, dtype=np.int64)
+    final = np.zeros(m, dtype=np.int64)
+    surprise = r[R_SURPRISE]
+    for k in range(m):
+        mine = (k < na and surprise == 1) or (k >= na and surprise == 2)
+        block[k] = 0 if (mine or surprise == 0 or r[R_SURPRISE_FIRST] == 0) else 1
+    for _ in range(n):
+        s[:, :] = 0
+        s[:, S_TOKENS] = r[R_LUCK]
+        for k in range(m):
+            s[k, S_FIRST] = (k < na and surprise == 1) or (k >= na and surprise == 2)
+        defs[:] = 0
+        _roll_order(fs, block, table, order, key, rng)
+        _number_copies(order, kind)
+        rounds = 0
+        over = False
+        while not over:
+            rounds += 1
+            if rounds > MAX_ROUNDS:
+                break
+            hits[:] = 0
+            for k in range(m):
+                i = order[k]
+                if s[i, S_STATUS] != UP:
+                    continue
+                lo, hi = (na, m) if i < na else (0, na)
+                j = _target(fs, s, i, lo, hi, hits, rng)
+                defs[i] = 0
+                opposed = s[i, S_FIRST] == 0 and not (fs[j, F_STANCE] == NO_DEFENSE and s[j, S_ACTIVE] == 1)
+                _attack(fs, s, i, j, r[R_EXTRA_DEFENSE] * defs[j] * opposed, r, track, pain, levels, table, rng)
+                defs[j] += opposed
+                hits[j] += 1
+                if not (_able(s, 0, na) and _able(s, na, m)):
+                    over = True
+                    break
+        if r[R_FINISH] and over and _able(s, 0, na) != _able(s, na, m):
+            w = -1
+            for k in range(m):
+                if s[order[k], S_STATUS] == UP:
+                    w = order[k]
+                    break
+            lo, hi = (na, m) if w < na else (0, na)
+            for v in range(lo, hi):
+                if s[v, S_STATUS] == OUT:
+                    _finish(fs, s, w, v, r, track, pain, levels, table, rng)
+        final[:] = s[:, S_STATUS]  # UP, OUT, DYING_STATUS: the levels of sims.results
+        sim_groups._tally_group(out, lay, rounds, final)
+    return out
+
+
+def group_call(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
+               side_b: list[rules_mod.Fighter]) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """The group kernel (RULES.md section 7, as :mod:`analysis.systems.kurs.groups` plays it) bound to a ruleset and
+    two sides, for :func:`sims.engine.run_chunks` (counts laid out by :func:`sims.groups.layout`)."""
+    if not side_a or not side_b:
+        raise ParamError("sides", f"{len(side_a)} against {len(side_b)}", "at least one fighter a side",
+                         "kurs simulation")
+    fs, pr, table = pack_fighters(*side_a, *side_b), pack_rules(rules), dk_table(rules)
+    track, pain, levels = pack_track(rules)
+    lay = sim_groups.layout(len(side_a), len(side_b))
+    packed, na = lay.packed(), len(side_a)
+    classes: dict[tuple, int] = {}
+    kind = np.array([classes.setdefault((k >= na, f), len(classes)) for k, f in enumerate([*side_a, *side_b])],
+                    dtype=np.int64)
+    return lambda n, rng: _group(fs, kind, na, pr, track, pain, levels, table, packed, lay.size, n, rng)

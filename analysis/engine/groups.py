@@ -110,6 +110,21 @@ def from_duel(sol: Solution, name_a: str, name_b: str) -> GroupSolution:
                          fighters, dict(sol.rounds), sol.mean_rounds, sol.rounds_tail, sol.states, sol.truncation)
 
 
+def number_copies(perm: Sequence[int], kinds: Sequence[Any]) -> tuple[int, ...]:
+    """An order of play ``perm`` (fighter indices) with the copies of each kind (``kinds[i]``: e.g. side and
+    fighter) put in listed order along their places, so exchangeable fighters give one order.
+
+    >>> number_copies((2, 0, 1), ["x", "y", "x"])
+    (1, 0, 2)
+    """
+    out = list(perm)
+    for kind in {kinds[i] for i in perm}:
+        places = [k for k, i in enumerate(perm) if kinds[i] == kind]
+        for k, i in zip(places, sorted(perm[k] for k in places)):
+            out[k] = i
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class GroupResult:
     """An exact group fight as every output shows it: the system, its ruleset, both sides (each fighter as

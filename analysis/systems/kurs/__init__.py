@@ -58,6 +58,7 @@ from analysis.systems.kurs.duel import (
     resolve,
     slips,
 )
+from analysis.systems.kurs.groups import group, group_states
 from analysis.systems.kurs.rules import (
     BOOK_TRACK,
     DK_PRESETS,
@@ -73,6 +74,7 @@ from analysis.systems.kurs.rules import (
     MEDIUM,
     PAINED,
     STANCES,
+    TARGETS,
     TRADES,
     CheckArgs,
     Fighter,
@@ -107,10 +109,10 @@ from analysis.systems.kurs.track import (
 
 __all__ = ["BOOK_TRACK", "DEAD_END", "DK_PRESETS", "DODGES", "DODGE_FROM", "DYING", "FATIGUE", "GRAZE_NOTE", "HEAVY",
            "INCAPACITATED", "LADDER", "LEVELS", "LIGHT", "LUCK_NOTE", "MEDIUM", "ONE_SIDED", "PAINED", "STANCES",
-           "SYSTEM", "TRADES", "CheckArgs", "Condition", "Fighter", "Rules", "Settled", "Side", "Turn", "_kernels",
+           "SYSTEM", "TARGETS", "TRADES", "CheckArgs", "Condition", "Fighter", "Rules", "Settled", "Side", "Turn", "_kernels",
            "_table", "answer_luck", "attack_matrix", "attack_outcomes", "check", "clamp_defense", "clamp_notes",
            "condition_label", "conditions", "defended", "defense_mod", "dice", "duel", "duel_order", "duel_states",
-           "exchange", "exchange_branches", "first_attack", "fresh", "helpless_matrix", "level_of", "manoeuvre_notes",
+           "exchange", "exchange_branches", "first_attack", "fresh", "group", "group_states", "helpless_matrix", "level_of", "manoeuvre_notes",
            "margins", "mark", "one_sided_on", "opposed", "outcomes", "penalty", "resolve", "roll", "settle", "side",
            "side_of", "slips", "spend_luck", "status_of", "table_cases", "take_hit", "turn"]
 
@@ -135,6 +137,8 @@ SYSTEM = register(System(
     levels={"out": "«Недееспособен» marked", "dying": "«При смерти» marked", "dead": None},
     duel_states=duel_states,
     slips=slips,
+    group=group,
+    group_states=group_states,
     assumptions=(
         Assumption("dk_faces", "the fragment never defines dK; its defense rule's extremes -5 and -6 need three dice "
                    "of -2..+2: a d6 relabelled", tuple(DK_PRESETS.values())),

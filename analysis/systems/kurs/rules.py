@@ -29,6 +29,7 @@ PAINED = LEVELS[:INCAPACITATED]
 STANCES = ("normal", "offensive", "defensive", "no_defense")
 TRADES = ("offensive", "defensive")
 DODGES = ("never", "out", "wound")
+TARGETS = ("weakest", "random", "strongest", "spread")
 DODGE_FROM = {"out": INCAPACITATED, "wound": LIGHT}
 """effort_dodge: the lightest level a hit must be about to mark for the fighter to dodge it."""
 
@@ -233,6 +234,11 @@ class Fighter(FighterBase):
     effort_dodge: str = param("never", Choice(DODGES), "mark dodge_fatigue free fatigue boxes to evade a hit entirely: "
                               "never, when it would mark incapacitated or dying (out), or any wound box (wound); not "
                               "against one-sided attacks", kind="policy")
+    target: str = param("weakest", Choice(TARGETS), "whom it attacks in a group fight (RULES.md section 7): the able "
+                        "enemy whose most severe marked box is heaviest, compared from the heaviest level down "
+                        "(weakest), any able enemy at random, the one with the highest attack skill (strongest), or "
+                        "the one attacked least this round (spread); ties by listed order; inert in a duel",
+                        kind="policy")
 
     @property
     def offense(self) -> int:

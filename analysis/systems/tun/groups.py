@@ -90,7 +90,7 @@ def orders(rules: Rules, fighters: Sequence[Fighter], sides: Sequence[int]) -> l
     for g in groups:
         counts: dict[tuple[int, ...], int] = {}
         for perm in itertools.permutations(g):
-            canon = _number_copies(perm, kinds)
+            canon = engine_groups.number_copies(perm, kinds)
             counts[canon] = counts.get(canon, 0) + 1
         total = sum(counts.values())
         per_group.append([(c / total, perm) for perm, c in counts.items()])
@@ -98,16 +98,6 @@ def orders(rules: Rules, fighters: Sequence[Fighter], sides: Sequence[int]) -> l
     for combo in itertools.product(*per_group):
         out.append((math.prod(p for p, _ in combo), tuple(i for _, perm in combo for i in perm)))
     return sorted(out, key=lambda x: x[1])
-
-
-def _number_copies(perm: Sequence[int], kinds: Sequence[Any]) -> tuple[int, ...]:
-    """``perm`` with the copies of each kind (side and fighter) put in listed order along their places."""
-    out = list(perm)
-    for kind in {kinds[i] for i in perm}:
-        places = [k for k, i in enumerate(perm) if kinds[i] == kind]
-        for k, i in zip(places, sorted(perm[k] for k in places)):
-            out[k] = i
-    return tuple(out)
 
 
 def round_events(order: Sequence[int], actions: Sequence[int], delays: Sequence[bool]) -> tuple[Event, ...]:
