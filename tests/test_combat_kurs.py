@@ -914,7 +914,7 @@ def test_every_number_is_a_constant():
     kinds = {i.name: i.kind for i in kurs.Rules.describe()}
     assert kinds["dk_faces"] == kinds["graze"] == kinds["trade_cost"] == "variant"
     assert kinds["surprise"] == kinds["after_out"] == "option"
-    assert {i.name for i in kurs.Fighter.describe() if i.kind == "policy"} == {"stance", "effort_dodge"}
+    assert {i.name for i in kurs.Fighter.describe() if i.kind == "policy"} == {"stance", "effort_dodge", "target"}
     assert kurs.Rules().house_rules() == {} and kurs.Rules(track=(4, 3, 1, 1, 1, 1)).house_rules() == {
         "track": [4, 3, 1, 1, 1, 1]}
 

@@ -114,8 +114,8 @@ def number_copies(perm: Sequence[int], kinds: Sequence[Any]) -> tuple[int, ...]:
     """An order of play ``perm`` (fighter indices) with the copies of each kind (``kinds[i]``: e.g. side and
     fighter) put in listed order along their places, so exchangeable fighters give one order.
 
-    >>> number_copies((2, 0, 1), ["x", "y", "x"])
-    (1, 0, 2)
+    >>> number_copies((2, 0, 1), ["x", "y", "x"])   # fighters 0 and 2 alike: the first to act is 0
+    (0, 2, 1)
     """
     out = list(perm)
     for kind in {kinds[i] for i in perm}:
