@@ -102,7 +102,7 @@ def test_text_output_has_one_line_only_when_there_are_any():
     code, out, _ = run("check", "tun", "--limit", "12")
     assert code == 0 and "assumptions" not in out
     code, out, _ = run("exchange", "tristat", "--a", "trained_armed", "--b", "archetype=trained_armed,armor=2")
-    assert code == 0 and "armor (attacker 0, defender 2)" in out
+    assert code == 0 and "armor=0/2 (attacker, defender)" in out
 
 
 # ----------------------------------------------------------- the predicates
