@@ -39,12 +39,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from analysis.base.lazy import LazyModule
 from analysis.base.params import DicelabError, ParamError
 from analysis.engine import markov
 from analysis.engine.combat import describe_fighter
 from analysis.engine.groups import GroupResult, GroupSolution, from_duel, group_solution
 from analysis.engine.markov import Absorption
-from analysis.systems.tristat import groupcore as gc
 from analysis.systems.tristat.duel import duel
 from analysis.systems.tristat.rules import (
     TARGETS,
@@ -73,6 +73,9 @@ ORDER = ("every fighter rolls initiative each round (2dX + acv) and acts in desc
          "action plus extra_attacks, in waves; targets by each fighter's policy (ties: least Health left, then "
          "listed first); every defense roll after the first in a round at a cumulative -{pen}; identical fighters "
          "are exchangeable (their rows worst first)")
+
+gc = LazyModule("analysis.systems.tristat.groupcore")
+"""The compiled groupcore (numba), loaded on first use: importing the system stays light."""
 
 
 def group(rules: Rules, side_a: Sequence[Fighter], side_b: Sequence[Fighter]) -> GroupResult:

@@ -36,15 +36,13 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
+from analysis.base.lazy import LazyModule
 from analysis.base.params import ParamError
 from analysis.engine import markov
-from analysis.engine.decisions import Decision, DecisionGame
-from analysis.engine.game import Game
-from analysis.systems.tristat import gamebuild as gb
 from analysis.systems.tristat.duel import initiative, total_defence_side
 from analysis.systems.tristat.rules import (
     STANCES,
@@ -61,6 +59,13 @@ from analysis.systems.tristat.rules import (
 BLOCK_ACTIONS = ("dodge", "block")
 OWN_ATTACK = "own attack (-1 to come, 0 none, 1 made, 2 missed / 3 hits / 4 critical together)"
 ORDER = "order (1 first, 0 together, -1 second)"
+
+if TYPE_CHECKING:
+    from analysis.engine.decisions import DecisionGame
+    from analysis.engine.game import Game
+
+gb = LazyModule("analysis.systems.tristat.gamebuild")
+"""The compiled gamebuild (numba), loaded on first use: importing the system stays light."""
 
 
 def tactics(rules: Rules, a: Fighter, b: Fighter) -> DecisionGame:
@@ -210,6 +215,8 @@ class _Packed:
 
     def game(self) -> tuple[Game, np.ndarray]:
         """The game over the states the start reaches, and each state's ``meta`` row (:data:`gamebuild.META`)."""
+        from analysis.engine.game import Game
+
         ta, tb = self.tracks
         lay = self.layout()
         posa = np.full(len(ta), -1, dtype=np.int64)
@@ -245,6 +252,8 @@ class _Packed:
 
 def _decision_game(rules: Rules, a: Fighter, b: Fighter, ta: markov.Track, tb: markov.Track, packed: _Packed,
                    game: Game, meta: np.ndarray) -> DecisionGame:
+    from analysis.engine.decisions import Decision, DecisionGame
+
     kind, order, rounds, la, lb = (meta[:, k] for k in range(5))
     taken_a = np.array([lab[0] if lab[0] != "out" else lab[1] for lab in ta.labels[:-1]] + [-1])[la]
     taken_b = np.array([lab[0] if lab[0] != "out" else lab[1] for lab in tb.labels[:-1]] + [-1])[lb]
