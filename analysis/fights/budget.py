@@ -107,9 +107,11 @@ worth, the dominated scripts) against ``System.tactics_states``: ``python benchm
 calibrate``."""
 GROUP_COSTS = {
     "tun": Cost(((1352, 80, 0.5), (2765954, 1000, 600.0))),
+    "kurs": Cost(((119074, 133, 1.24), (97519970, 207, 3.37))),
 }
 """The exact group chain (RULES.md section 7) against ``System.group_states``: ``python
-benchmarks/bench_tun_games.py calibrate``."""
+benchmarks/bench_tun_games.py calibrate`` (ТУН); К.У.Р.С.: trained_armed against one and two novice_armed
+(4,867 and 27,523 real states; its estimate is a loose upper bound, so the points are the estimates)."""
 
 
 def duel_cost(system: System, states: int, what: str) -> float:
