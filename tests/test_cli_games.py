@@ -187,12 +187,16 @@ def test_encounter_fair_count_agrees_with_its_curve_and_with_duel(capsys, system
     assert all({"count", "p_a_wins", "p_b_wins", "method"} <= set(pt) for pt in curve)
     below = [pt["count"] for pt in curve if pt["p_a_wins"] < 0.95]
     assert data["fair_count"] == (below[0] if below else None)
-    for pt in curve:  # an independent path: the duel of that count
-        duel = run_json(capsys, "duel", system, "--a", "trained_armed", "--b", f"{pt['count']}*novice_armed")
+    for pt in curve:  # an independent path: the exact duel of that count, or a simulation of its own past the budget
+        side = f"{pt['count']}*novice_armed"
         if pt["method"] == "exact":
+            duel = run_json(capsys, "duel", system, "--a", "trained_armed", "--b", side)
             assert pt["p_a_wins"] == pytest.approx(duel["p_a_wins"], abs=1e-12)
         else:
-            assert abs(pt["p_a_wins"] - duel["p_a_wins"]) <= 4 * max(pt["se_p_a_wins"], 1 / pt["n"])
+            sim = run_json(capsys, "sim", system, "--a", "trained_armed", "--b", side, "--n", "20000", "--seed", "7",
+                           "--quiet")
+            se = (max(pt["se_p_a_wins"], 1 / pt["n"]) ** 2 + max(sim["se_p_a_wins"], 1 / sim["n"]) ** 2) ** 0.5
+            assert abs(pt["p_a_wins"] - sim["p_a_wins"]) <= 4 * se
 
 
 def test_encounter_without_a_fair_count_says_why_and_runs_every_system(capsys):
