@@ -711,7 +711,7 @@ def test_no_slip_without_one():
 def test_a_slip_reaches_the_cli_and_the_variants_table(capsys):
     code = main(["duel", "tristat", "--a", "trained_armed", "--b", "archetype=veteran,block=true"])
     out = capsys.readouterr().out
-    assert code == 0 and "warning: tristat fighter 'inline fighter': block = true with block_armor = 0" in out
+    assert code == 0 and "warning: tristat fighter 'veteran, block true': block = true with block_armor = 0" in out
     from analysis.tools.variants import policy_effects
 
     a = load_fighter(SYSTEM, "trained_armed")
