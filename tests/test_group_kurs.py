@@ -156,10 +156,9 @@ def brute(fighters, n_a, extra_penalty, turns=3000):
     return a, b, both, dying, rounds_mass
 
 
-@pytest.mark.parametrize("extra", [1, 3])
-@pytest.mark.parametrize("side_a,side_b", [
-    ([F(attack_skill=2, weapon=3, agility=1)], [F(weapon=2), F(weapon=1, defense_skill=1)]),
-    ([F(attack_skill=1, weapon=3), F(weapon=2, agility=1)], [F(weapon=3, attack_skill=2, defense_skill=1)]),
+@pytest.mark.parametrize("side_a,side_b,extra", [
+    ([F(attack_skill=2, weapon=3, agility=1)], [F(weapon=2), F(weapon=1, defense_skill=1)], 3),
+    ([F(attack_skill=1, weapon=3), F(weapon=2, agility=1)], [F(weapon=3, attack_skill=2, defense_skill=1)], 1),
 ])
 def test_the_exact_chain_agrees_with_a_forward_recursion_on_a_short_track(extra, side_a, side_b):
     rules = kurs.Rules(extra_defense_penalty=extra, **SHORT)

@@ -261,11 +261,11 @@ SHORT = [
     ({}, ["body=4,attack_feature=9,weapon_n=2"], ["body=3,attack_feature=9", "body=3,attack_feature=10"]),
     ({}, ["body=4,attack_feature=10,target=strongest"],
      ["body=3,attack_feature=9,weapon_b=1", "body=3,attack_feature=8,target=random"]),
-    (dict(after_out="finish", finish_attacks=2), ["body=4,attack_feature=9,turn_policy=delay,target=spread"],
+    (dict(after_out="finish", finish_attacks=2), ["body=3,attack_feature=9,turn_policy=delay,target=spread"],
      ["body=4,attack_feature=8", "body=3,attack_feature=10,turn_policy=initiative_skip"]),
     (dict(turn_order="roll", last_word_actions=2, dying_last_word=False),
-     ["body=3,attack_feature=10,weapon_n=2", "body=3,attack_feature=9,target=random"],
-     ["body=4,attack_feature=9", "body=3,attack_feature=8,weapon_b=1"]),
+     ["body=3,attack_feature=10,weapon_n=2"],
+     ["body=3,attack_feature=9,target=random", "body=3,attack_feature=8,weapon_b=1"]),
 ]
 
 

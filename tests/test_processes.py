@@ -220,11 +220,10 @@ with open("/proc/self/status", encoding="ascii") as fh:  # this process's own hi
 """
 MEMORY_LADDER = [({"track_length": 6}, "trained_armed"), ({"track_length": 10}, "trained_armed"),
                  ({"armor_wear": True}, "archetype=veteran_armed,armor=3"),
-                 ({"armor_wear": True}, "archetype=veteran_armed,armor=5"),
-                 ({"gear_faults": True}, "trained_armed")]
+                 ({"armor_wear": True}, "archetype=veteran_armed,armor=5")]
 """2K duels from 90 thousand to 2 million chain states, with and without armor wear (whose conditions the old
-estimate counted as every level times every wear, 3 to 12 times too many), and with each weapon's state (intact,
-broken: fists of the other class) under gear faults."""
+estimate counted as every level times every wear, 3 to 12 times too many).  Gear faults' chains (each weapon
+intact or broken) take 100-150 s of CPU to solve, too long for the suite."""
 
 
 @pytest.mark.parametrize("variants, fighter", MEMORY_LADDER, ids=[f"{v} {f}" for v, f in MEMORY_LADDER])
