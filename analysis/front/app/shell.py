@@ -204,8 +204,6 @@ def create_app(jobs: jobs_mod.Jobs | None = None) -> Dash:
         key = (page, encode(work))
         job = jobs.submit(key, lambda: refused_or(module.compute, work), slot=(client, page))
         if job.wait(WAIT):
-            if job.status == "cancelled":  # a newer request of this page stopped it: that one shows its answer
-                return no_update, no_update, no_update, no_update
             return (*show(job, module, state, lang), True, None)
         return progress(job, lang), None, False, list(key)
 
@@ -271,7 +269,7 @@ def refused_or(compute: Callable[[Mapping[str, str]], Any], work: Mapping[str, s
 
 def show(job: jobs_mod.Job, module: ModuleType, state: Mapping[str, str], lang: str) -> tuple[Any, Any]:
     """A finished job on screen: its view and its tables (for the CSV buttons), or its message."""
-    if job.status == "cancelled":
+    if job.status == "cancelled":  # stopped by a cancel or by a newer request of the page (which then answers)
         return note(t(lang, "cancelled")), None
     if job.status == "error":
         return error(job.error or "", lang), None

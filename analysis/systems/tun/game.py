@@ -352,7 +352,7 @@ def tactics_states(rules: Rules, a: Fighter, b: Fighter) -> int:
     fighters' up conditions (with their effects and postures), plus the last words and the ends.
 
     >>> tactics_states(Rules(), Fighter(body=3), Fighter(body=4))
-    1350
+    575
     """
     r = [radices(rules, f, o) for f, o in ((a, b), (b, a))]
     extra = [x["disarmed"] * x["immobilised"] * x["stunned"] * x["not defending"] * x["moving"] for x in r]
