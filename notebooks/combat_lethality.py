@@ -147,3 +147,45 @@ assert reflexes["p_a_wins"].is_monotonic_increasing
 assert reflexes["p_a_wins"].diff().dropna().min() > 0.03
 assert abs(reflexes.loc[8, "p_a_wins"] - reflexes.loc[8, "p_b_wins"]) < 1e-9
 assert personality.loc[10, "p_a_wins"] - personality.loc[0, "p_a_wins"] > 0.03
+
+# %% [markdown]
+# ## Groups: how much numbers matter
+#
+# Every system's rules for many combatants (`docs/rules/<system>.md`, "Group fights") decide how a
+# crowd fights: Tri-Stat's −4 on every defence after the first in a round, К.У.Р.С.'s −1 per extra
+# defence, ТУН's turn order of several characters.  Below: one `trained_armed` against 1 to 5
+# `novice_armed` (exact up to one against two, Monte Carlo beyond, each point says which), the fair
+# count of each archetype against each weaker one, and Lanchester's exponent k of each system
+# (strength ∝ count^k: k = 1 the linear law, k = 2 the square law), fitted to mirror fights of
+# `trained_armed` sides.  The same functions make the report's Groups section.
+
+# %%
+from analysis.tools import crowds
+
+crowd = crowds.crowd(setup)
+fair = crowds.fair_counts(setup)
+points = crowds.exponent_points(setup)
+k = crowds.exponents(points)
+groups = {"crowd": crowd, "fair_counts": fair, "exponents": k}
+said = findings.groups(groups, "en")
+Markdown("\n".join(f"* {f.text}" for f in said))
+
+# %%
+plots.crowd(crowd)
+
+# %%
+plots.lanchester(k)
+
+# %%
+fair
+
+# %%
+facts = {f.key: f.facts for f in said}
+for system, part in crowd.groupby("system"):
+    p, se = part["p_a_wins"].to_numpy(), part["se"].fillna(0).to_numpy()
+    assert (p[1:] <= p[:-1] + 4 * (se[1:] + se[:-1]) + 1e-12).all(), system
+assert set(k["system"]) == set(crowds.GROUPED) and set(facts["missing"]["systems"]) == {"onesix"}
+assert ((k["k_lo"] <= k["k"]) & (k["k"] <= k["k_hi"])).all() and (k["k"] > 1).all()
+hero = fair[(fair["a"] == crowds.HERO) & (fair["b"] == crowds.MOOK)].set_index("system")["fair_count"]
+assert facts["crowd"]["fair"] == {s: int(c) for s, c in hero.items()}
+assert facts["lanchester"]["most"] == k.loc[k["k"].idxmax(), "system"]

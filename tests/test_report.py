@@ -29,7 +29,7 @@ from analysis.present import plots
 from analysis.present.chart import Chart
 from analysis.present.i18n import label, percent, system_name
 from analysis.systems import SYSTEM_IDS, get_system
-from analysis.tools import compare
+from analysis.tools import compare, crowds
 from analysis.tools.compare import fifty_point, success_curves
 from tests import brute
 from tests.brute import close
@@ -84,6 +84,12 @@ def test_report_writes_every_figure_and_table(report, made):
         assert image.shape[0] > 250 and image.shape[1] > 500
     assert "crits_and_fumbles.csv" in names and not any(n.endswith(".tmp") for n in names)
     assert f"{report}/index.html" in made[1] and "make notebooks" in made[1]
+
+
+def test_the_command_line_names_the_report_sections():
+    from analysis.front.cli import report as cli_report
+
+    assert cli_report.SECTIONS == SECTIONS
 
 
 def test_index_stands_alone(report):
@@ -179,6 +185,25 @@ def test_rule_and_tactics_findings_hold(tables):
     assert ("tristat", "initiative_once=true") in inert and ("tun", "success_rule=le") not in inert
     tactics = findings.tactics(tables, "en")
     assert len(tactics) >= 1 and tactics[0].text
+
+
+def test_group_findings_hold_and_the_page_carries_their_data(report, tables):
+    """The Groups section: its sentences state the tables' numbers, and the CSVs beside the page refit the exponents
+    the figure draws."""
+    said = {f.key: f.facts for f in findings.groups(tables, "en")}
+    fair, crowd, k = tables["fair_counts"], tables["crowd"], tables["exponents"]
+    hero = fair[(fair["a"] == crowds.HERO) & (fair["b"] == crowds.MOOK)]
+    assert said["crowd"]["fair"] == {r.system: int(r.fair_count) for r in hero.itertuples()}
+    last = crowd[crowd["count"] == crowds.COUNTS]
+    assert said["crowd"]["at"] == {r.system: r.p_a_wins for r in last.itertuples()}
+    assert said["lanchester"]["k"] == dict(zip(k["system"], k["k"]))
+    assert said["lanchester"]["most"] == k.loc[k["k"].idxmax(), "system"]
+    assert said["missing"]["systems"] == ["onesix"] and set(k["system"]) == set(crowds.GROUPED)
+    refit = crowds.exponents(pd.read_csv(report / "exponent_points.csv"))
+    shown = pd.read_csv(report / "lanchester.csv")
+    assert np.allclose(refit["k"], shown["k"], atol=1e-9) and np.allclose(refit["k_hi"], shown["k_hi"], atol=1e-9)
+    table = pd.read_csv(report / "fair_counts.csv")
+    assert len(table) == len(crowds.GROUPED) * (1 + len(crowds.LADDER) * (len(crowds.LADDER) - 1) // 2)
 
 
 def test_tactics_cover_every_policy_and_say_which_are_refused():

@@ -36,6 +36,8 @@ TITLES = {
         "damage": "Hits and attacks to take the defender out",
         "variant_effects": "What each rule reading moves (signed, one scale per measure)",
         "policy_effects": "What each tactical option does for the fighter who takes it",
+        "crowd": "One fighter against a crowd",
+        "lanchester": "Lanchester's exponent k: how strength grows with numbers",
     },
     "ru": {
         "success_curves": "Кривые успеха, совмещённые в точке 50%",
@@ -50,6 +52,8 @@ TITLES = {
         "damage": "Сколько ударов и атак выводят защитника из строя",
         "variant_effects": "Что меняет каждое прочтение правил (со знаком, одна шкала на величину)",
         "policy_effects": "Что даёт каждый тактический приём тому, кто его выбрал",
+        "crowd": "Один боец против толпы",
+        "lanchester": "Показатель Ланчестера k: как сила растёт с численностью",
     },
 }
 WORDS = {
@@ -265,7 +269,49 @@ def policy_effects(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Cha
                  row_height=max(3.0, 0.3 * len(open_)), lang=lang)
 
 
+GROUP_WORDS = {
+    "en": {"count": "count of B (novice_armed) against one A (trained_armed)", "p_a": "P(side A wins)",
+           "k": "k (strength ∝ count^k)", "k_hover": "{name}: k = {k} (95% interval {lo} to {hi}); size pairs: {pairs}",
+           "p_hover": "{name}, {count} against one: {p} ({method})", "exact": "exact", "monte_carlo": "Monte Carlo"},
+    "ru": {"count": "число B (novice_armed) против одного A (trained_armed)", "p_a": "P(победы стороны A)",
+           "k": "k (сила ∝ численность^k)",
+           "k_hover": "{name}: k = {k} (95%-интервал от {lo} до {hi}); пары численностей: {pairs}",
+           "p_hover": "{name}, {count} против одного: {p} ({method})", "exact": "точно",
+           "monte_carlo": "Монте-Карло"},
+}
+
+
+def crowd(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(one ``trained_armed`` wins) against the count of ``novice_armed`` facing it, one line per system with group
+    fights (:func:`analysis.tools.crowds.crowd`); each point's hover says whether it is exact or Monte Carlo."""
+    w = GROUP_WORDS[lang]
+    traces = tuple(Trace(tuple(part["count"]), tuple(part["p_a_wins"]), system_name(lang, s), color=COLORS[s],
+                         hover=tuple(w["p_hover"].format(name=system_name(lang, s), count=c, p=percent(lang, p),
+                                                         method=w[m])
+                                     for c, p, m in zip(part["count"], part["p_a_wins"], part["method"])))
+                   for s, part in _systems(df))
+    panel = Panel(traces, xlabel=w["count"], ylabel=w["p_a"], x_integer=True, y_range=(-0.02, 1.02), hlines=(0.5,))
+    return Chart("crowd", TITLES[lang]["crowd"], (panel,), caption=caption, row_height=4.6, lang=lang)
+
+
+def lanchester(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """Lanchester's exponent k of each system with group fights (:func:`analysis.tools.crowds.exponents`), against
+    the linear (k = 1) and square (k = 2) laws."""
+    w = GROUP_WORDS[lang]
+    names = tuple(system_name(lang, s) for s, _ in _systems(df))
+    bars = tuple(Trace((float(part["k"].iloc[0]),), (system_name(lang, s),), system_name(lang, s), kind="hbar",
+                       color=COLORS[s],
+                       hover=(w["k_hover"].format(name=system_name(lang, s), k=number(lang, part["k"].iloc[0], 2),
+                                                  lo=number(lang, part["k_lo"].iloc[0], 2),
+                                                  hi=number(lang, part["k_hi"].iloc[0], 2),
+                                                  pairs=part["k_pairs"].iloc[0]),))
+                 for s, part in _systems(df))
+    top = max([2.5] + [float(v) for v in df["k_hi"]]) * 1.1 if len(df) else 3.0
+    panel = Panel(bars, xlabel=w["k"], categories=names, x_range=(0.0, top), vlines=(1.0, 2.0))
+    return Chart("lanchester", TITLES[lang]["lanchester"], (panel,), caption=caption, row_height=3.0, lang=lang)
+
+
 CHARTS = {f.__name__: f for f in (success_curves, success_absolute, worth, swing, outcome_distributions,
                                     dice_families, skill_gap, rounds, lethality, damage, variant_effects,
-                                    policy_effects)}
+                                    policy_effects, crowd, lanchester)}
 """Every figure by name."""

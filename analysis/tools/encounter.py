@@ -87,12 +87,13 @@ class Encounter:
 
 
 def point(system: System, rules: Any, side_a: Sequence[Any], side_b: Sequence[Any], count: int, n: int,
-          seed: Any, workers: int | None = None) -> Point:
-    """P(side A wins) of ``side_a`` against ``side_b``: exact when the budget admits it, else Monte Carlo."""
+          seed: Any, workers: int | None = None, exact_max: int | None = None) -> Point:
+    """P(side A wins) of ``side_a`` against ``side_b``: exact when the budget admits it (and the fight has at most
+    ``exact_max`` fighters, when given), else Monte Carlo."""
     if len(side_a) == 1 and len(side_b) == 1:
         s = exact_duel(system, rules, side_a[0], side_b[0]).solution
         return Point(count, s.p_a_wins, s.p_b_wins, "exact")
-    if system.group is not None:
+    if system.group is not None and (exact_max is None or len(side_a) + len(side_b) <= exact_max):
         try:
             check_group(system, rules, side_a, side_b)
         except DicelabError:
@@ -109,9 +110,11 @@ def point(system: System, rules: Any, side_a: Sequence[Any], side_b: Sequence[An
 
 def encounter(system: System, rules: Any, side_a: Sequence[Any], unit_b: Sequence[Any], p: float = 0.5,
               max_count: int = 8, n: int = 20_000, seed: Any = None, workers: int | None = None,
-              progress: Callable[[int], Any] | None = None) -> Encounter:
+              progress: Callable[[int], Any] | None = None, until_fair: bool = False,
+              exact_max: int | None = None) -> Encounter:
     """The curve of P(side A wins) over 1 .. ``max_count`` copies of ``unit_b`` and the smallest count where it
-    falls below ``p`` (see the module docstring); ``progress(total)`` makes a progress bar over the counts."""
+    falls below ``p`` (see the module docstring); ``progress(total)`` makes a progress bar over the counts;
+    ``until_fair`` ends the curve at the fair count; ``exact_max`` (see :func:`point`) caps the exact fights."""
     p = Float(0, 1, open_lo=True, open_hi=True).validate("p", p)
     max_count = Int(1, MAX_COUNT).validate("max", max_count)
     streams = np.random.SeedSequence(seed).spawn(max_count)
@@ -120,12 +123,14 @@ def encounter(system: System, rules: Any, side_a: Sequence[Any], unit_b: Sequenc
     interrupted = False
     try:
         for k in range(1, max_count + 1):
-            pt = point(system, rules, side_a, list(unit_b) * k, k, n, streams[k - 1], workers)
+            pt = point(system, rules, side_a, list(unit_b) * k, k, n, streams[k - 1], workers, exact_max)
             curve.append(pt)
             if bar is not None:
                 bar.update(1)
             if pt.n is not None and pt.n < n:
                 interrupted = True
+                break
+            if until_fair and pt.p_a_wins < p:
                 break
     finally:
         if bar is not None:

@@ -33,11 +33,11 @@ from analysis.present.chart import Chart, side_by_side
 from analysis.present.i18n import GLOSSARY, LANGS, dice, field_text, label, system_name
 from analysis.present.tables import assumed_pairs, pairs, render, success_table
 from analysis.systems import SYSTEM_IDS, all_systems, get_system
-from analysis.tools import compare
+from analysis.tools import compare, crowds
 from analysis.tools.house_compare import compare_rules
 from analysis.tools.variants import alternatives, rule_alternatives
 
-SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "rules", "tactics")
+SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "groups", "rules", "tactics")
 """The report's sections in page order; ``house`` is added when a baseline is given."""
 _CODE, _AS_CODE = re.compile(r"`([^`]+)`"), r"<code>\1</code>"
 """A command in a glossary text, shown as code."""
@@ -67,6 +67,8 @@ ITEMS = (
     Item("damage", "lethality", "hits_to_out", "attacks"),
     Item("variant_effects", "rules", "variants", "duel"),
     Item("policy_effects", "tactics", "policies", "duel"),
+    Item("crowd", "groups", "crowd", "group", crowds.GROUPED),
+    Item("lanchester", "groups", "exponents", "lanchester", crowds.GROUPED),
 )
 
 TEXT = {
@@ -86,6 +88,19 @@ TEXT = {
         "tables": "Difficulty tables, criticals and fumbles", "combat": "Who wins and how long it takes",
         "lethality": "How fights end: hits to go down and how often a fight kills",
         "rules": "Rule readings: what each variant moves", "tactics": "Tactical options: which are worth taking",
+        "groups": "Groups: how much numbers matter",
+        "model_group": "Exact (absorbing Markov chain over each side's conditions) for fights of up to {exact} "
+                       "fighters; Monte Carlo beyond ({n:,} fights per point, root seed {seed}), each point's hover "
+                       "and the table say which.",
+        "model_lanchester": "The lab's reading (no seed gives one): Lanchester's exponent k, fitted to Monte Carlo "
+                            "mirror fights of {fighter} sides of {sizes}, each played both ways ({n:,} fights each, "
+                            "root seed {seed}); the bar is k, the hover its 95% interval and each size pair's own k. "
+                            "k = 1 is the linear law, k = 2 the square law (the two lines).",
+        "fair_title": "Fair counts: how many of B make a fair fight against one A",
+        "fair_count": "fair count", "p_at": "P(A wins) at the fair count", "p_before": "one fewer",
+        "method": "computed", "fair_note": "note",
+        "methods": {"exact": "exact", "monte_carlo": "Monte Carlo", "mixed": "exact, then Monte Carlo"},
+        "none_up_to": "A still wins more often than not against {max}",
         "house": "{mine} against {base}: checks, archetype duels and the worth of +1",
         "special": "Special results at the standard check (nearest the 50% point)",
         "difficulty": "P(success) by {value}", "dice_col": "dice", "value_col": "value",
@@ -121,6 +136,19 @@ TEXT = {
         "lethality": "Чем кончается бой: сколько ударов до выхода из строя и насколько бой смертелен",
         "rules": "Прочтения правил: что меняет каждый вариант",
         "tactics": "Тактические приёмы: какие выгодны",
+        "groups": "Группы: сколько решает численность",
+        "model_group": "Точный расчёт (поглощающая марковская цепь по состояниям бойцов каждой стороны) для боёв до "
+                       "{exact} бойцов; дальше Монте-Карло ({n:,} боёв на точку, корневое зерно {seed}); подсказка "
+                       "каждой точки и таблица говорят, чем она посчитана.",
+        "model_lanchester": "Прочтение лаборатории (в книгах его нет): показатель Ланчестера k, подобранный по "
+                            "зеркальным боям методом Монте-Карло — стороны из {fighter} численностью {sizes}, каждая "
+                            "пара в обе стороны ({n:,} боёв, корневое зерно {seed}); полоса — k, в подсказке его "
+                            "95%-интервал и k каждой пары. k = 1 — линейный закон, k = 2 — квадратичный (две линии).",
+        "fair_title": "Равный бой: сколько B уравнивают шансы против одного A",
+        "fair_count": "равное число", "p_at": "P(победы A) при этом числе", "p_before": "на одного меньше",
+        "method": "расчёт", "fair_note": "примечание",
+        "methods": {"exact": "точно", "monte_carlo": "Монте-Карло", "mixed": "точно, затем Монте-Карло"},
+        "none_up_to": "A чаще побеждает даже против {max}",
         "house": "{mine} против {base}: проверки, бои архетипов и цена +1",
         "special": "Особые результаты стандартной проверки (около точки 50%)",
         "difficulty": "P(успеха) по значению «{value}»", "dice_col": "кубики", "value_col": "значение",
@@ -184,6 +212,14 @@ CAPTIONS = {
                               "всех систем; строки по системам, затем по порядку полей набора правил."},
     "policy_effects": {"en": "A takes the option, B stays plain; signed changes against the plain duel.",
                        "ru": "A выбирает приём, B — без приёмов; изменения со знаком против обычного боя."},
+    "crowd": {"en": "P(side A wins): one trained_armed against 1 to 5 novice_armed, in each system that models group "
+                    "fights.",
+              "ru": "P(победы стороны A): один trained_armed против 1–5 novice_armed, в каждой системе, где "
+                    "смоделированы групповые бои."},
+    "lanchester": {"en": "How steeply a side's strength grows with its count: the larger k, the fewer fighters the "
+                         "larger side loses and the more numbers decide a fight.",
+                   "ru": "Как круто сила стороны растёт с её численностью: чем больше k, тем меньше бойцов теряет "
+                         "большая сторона и тем сильнее численность решает бой."},
 }
 
 SPECIAL_HEAD = {"en": {"p_success": "P(success)", "p_critical": "P(critical)", "p_fumble": "P(fumble)",
@@ -211,6 +247,10 @@ def compute(setup: Setup, sections: Iterable[str]) -> dict[str, pd.DataFrame]:
         t["policies"] = compare.policy_effects(setup)
     if sections & {"combat", "lethality", "tactics"}:
         t["assumption_ranges"] = compare.assumption_ranges(setup)
+    if "groups" in sections:
+        t.update(crowd=crowds.crowd(setup), fair_counts=crowds.fair_counts(setup),
+                 exponent_points=crowds.exponent_points(setup))
+        t["exponents"] = crowds.exponents(t["exponent_points"])
     return t
 
 
@@ -227,7 +267,7 @@ def caption(item: Item, setup: Setup, lang: str) -> str:
     lines: dict[str, list[str]] = {}
     for sid in item.systems:
         line = rules_summary(setup, sid, lang)
-        if item.model != "check":
+        if item.model in ("duel", "attacks", "finishing"):
             a, b = setup.fighters(sid)
             rules = lethality.duel_rules(setup.ruleset(sid))
             line += f"; {t['fighters'].format(a=a.name, b=b.name)}; "
@@ -237,7 +277,9 @@ def caption(item: Item, setup: Setup, lang: str) -> str:
         rests = assumed(item, setup, sid)
         line += f"; {t['assumptions']}: {assumed_pairs(rests)}" if rests else ""
         lines.setdefault(line, []).append(sid)
-    parts = [CAPTIONS[item.name][lang], t[f"model_{item.model}"]]
+    parts = [CAPTIONS[item.name][lang], t[f"model_{item.model}"].format(
+        exact=crowds.EXACT_MAX, n=crowds.N, seed=crowds.SEED, fighter=crowds.MIRROR,
+        sizes=", ".join(f"{m}:{k}" for m, k in crowds.SIZES))]
     for line, sids in lines.items():
         who = t["all_systems"] if len(sids) == len(item.systems) > 1 else ", ".join(system_name(lang, s) for s in sids)
         parts.append(f"{who}: {line}.")
@@ -251,6 +293,9 @@ def assumed(item: Item, setup: Setup, system_id: str) -> dict[str, Any]:
     system, rules = get_system(system_id), setup.ruleset(system_id)
     if item.model == "check":
         return assumptions_echo(system_id, rules.to_dict())
+    if item.model in ("group", "lanchester"):
+        every = crowds.fighters_echo(system, rules, item.name)
+        return assumptions_echo(system_id, rules.to_dict(), every, "duel")
     rules = lethality.duel_rules(rules)
     fighter_a = setup.fighters(system_id)[0]
     a, b = (describe_fighter(f, rules) for f in setup.fighters(system_id))
@@ -304,6 +349,8 @@ def build_report(out: str | Path = "reports", lang: str = "en", sections: Iterab
             html_parts.append(_figure_html(item.name, chart, csv, lang))
         if section == "rules":
             html_parts.append(_legend_html(mine["variants"], "variant", "field", lang))
+        if section == "groups":
+            html_parts.append(_fair_html(mine, lang, out, written))
         body.append("\n".join(html_parts))
     if baseline is not None:
         title = TEXT[lang]["house"].format(mine=setup.name, base=baseline.name)
@@ -404,6 +451,27 @@ def _tables_html(t: dict[str, pd.DataFrame], setup: Setup, lang: str, out: Path,
                      f'<div class="scroll">{_difficulty(df, s.id, s.value, mode, lang)}</div>'
                      f"{data_link(f'{s.id}_checks.csv', csv, words['table'])}</div>")
     return "\n".join(parts) + "</div>"
+
+
+def _fair_html(t: dict[str, pd.DataFrame], lang: str, out: Path, written: list[Path]) -> str:
+    """The fair-count table inline, with its CSV and the CSV of the mirror fights the exponent is fitted to."""
+    words = TEXT[lang]
+    fair = t["fair_counts"].copy()
+    fair["system_name"] = [system_name(lang, s) for s in fair["system"]]
+    cols = [("system_name", words["system"], "text"), ("a", "A", "code"), ("b", "B", "code"),
+            ("fair_count", words["fair_count"], "int"), ("p_at", words["p_at"], "odds"),
+            ("p_a_wins_before", words["p_before"], "odds"), ("method_shown", words["method"], "text"),
+            ("note_shown", words["fair_note"], "text")]
+    fair = fair.rename(columns={"p_a_wins_at": "p_at"})
+    fair["method_shown"] = [words["methods"][m] for m in fair["method"]]
+    fair["note_shown"] = [words["none_up_to"].format(max=crowds.MAX_COUNT) if pd.isna(c) else ""
+                          for c in fair["fair_count"]]
+    csv, points = t["fair_counts"].to_csv(index=False), t["exponent_points"].to_csv(index=False)
+    written.append(write_atomic(out / "fair_counts.csv", csv))
+    written.append(write_atomic(out / "exponent_points.csv", points))
+    return (f'<h3 id="fair-counts">{esc(words["fair_title"])}</h3>{html_table(fair, cols, lang)}'
+            f"{data_link('fair_counts.csv', csv, words['table'])} "
+            f"{data_link('exponent_points.csv', points, words['table'] + ': k')}")
 
 
 def _difficulty(df: pd.DataFrame, system_id: str, value: str, mode: str, lang: str) -> str:

@@ -447,6 +447,76 @@ def tactics(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
     return out + assumed(t, lang, "p_a_wins", options=True)
 
 
+# ------------------------------------------------------------------ groups
+LAWS = ((0.75, "flatter than the linear law", "положе линейного закона"),
+        (1.25, "near the linear law", "около линейного закона"),
+        (1.75, "between the linear and square laws", "между линейным и квадратичным законами"),
+        (2.25, "near the square law", "около квадратичного закона"),
+        (float("inf"), "steeper than the square law", "круче квадратичного закона"))
+"""Where an exponent k sits among Lanchester's laws: the first bound above it."""
+
+
+def law(lang: str, k: float) -> str:
+    """The words for where ``k`` sits among Lanchester's laws.
+
+    >>> law("en", 1.93), law("en", 2.95)
+    ('near the square law', 'steeper than the square law')
+    """
+    return next(en if lang == "en" else ru for bound, en, ru in LAWS if k < bound)
+
+
+def groups(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
+    """One fighter against a crowd (the fair count and the odds against five), Lanchester's exponent of each
+    system, the largest fair count of the ladder, and the systems without group fights."""
+    from analysis.tools.crowds import HERO, LADDER, MAX_COUNT, MOOK, missing
+
+    out: list[Finding] = []
+    crowd, fair, k = t["crowd"], t["fair_counts"], t["exponents"]
+    hero = fair[(fair["a"] == HERO) & (fair["b"] == MOOK)]
+    if len(hero):
+        counts = {r.system: (None if pd.isna(r.fair_count) else int(r.fair_count)) for r in hero.itertuples()}
+        last = crowd[crowd["count"] == crowd["count"].max()]
+        at = {r.system: float(r.p_a_wins) for r in last.itertuples()}
+        n = int(crowd["count"].max())
+        shown = "; ".join(f"{_sys(lang, s)} {c if c is not None else '>' + str(MAX_COUNT)}" for s, c in counts.items())
+        against = ", ".join(f"{_sys(lang, s)} {percent(lang, p)}" for s, p in at.items())
+        out.append(Finding("crowd", {"fair": counts, "at": at, "count": n},
+                           _say(lang, "How many {b} make a fair fight against one {a} (P(A wins) falls below 1/2): "
+                                      "{shown}. Against {n} of them A still wins: {against}.",
+                                "Сколько {b} уравнивают бой против одного {a} (P(победы A) падает ниже 1/2): {shown}. "
+                                "Против {n} из них A всё ещё побеждает: {against}.",
+                                a=HERO, b=MOOK, shown=shown, n=n, against=against)))
+    if len(k):
+        ks = {r.system: (float(r.k), float(r.k_lo), float(r.k_hi)) for r in k.itertuples()}
+        each = "; ".join(f"{_sys(lang, s)} k = {number(lang, v, 2)} ({number(lang, lo, 2)}–{number(lang, hi, 2)}), "
+                         f"{law(lang, v)}" for s, (v, lo, hi) in ks.items())
+        most, least = max(ks, key=lambda s: ks[s][0]), min(ks, key=lambda s: ks[s][0])
+        out.append(Finding("lanchester", {"k": {s: v[0] for s, v in ks.items()}, "most": most, "least": least},
+                           _say(lang, "A side's strength grows as count^k, Lanchester's exponent (95% interval): "
+                                      "{each}. Numbers decide most in {most} and least in {least}.",
+                                "Сила стороны растёт как численность^k, показатель Ланчестера (95%-интервал): {each}. "
+                                "Численность решает больше всего в {most} и меньше всего в {least}.",
+                                each=each, most=_sys(lang, most), least=_sys(lang, least))))
+    ends = fair[(fair["a"] == LADDER[-1]) & (fair["b"] == LADDER[0])]
+    if len(ends):
+        worth = {r.system: (None if pd.isna(r.fair_count) else int(r.fair_count)) for r in ends.itertuples()}
+        parts = "; ".join(_say(lang, "{s} {c}", "{s} {c}", s=_sys(lang, s),
+                               c=c if c is not None else _say(lang, "more than {m}", "больше {m}", m=MAX_COUNT))
+                          for s, c in worth.items())
+        out.append(Finding("ladder", {"fair": worth},
+                           _say(lang, "The ends of the archetype ladder: the fair count of {b} against one {a} is "
+                                      "{p}.",
+                                "Края лестницы архетипов: равное число {b} против одного {a} — {p}.",
+                                a=LADDER[-1], b=LADDER[0], p=parts)))
+    gone = missing()
+    if gone:
+        out.append(Finding("missing", {"systems": gone},
+                           _say(lang, "Group fights are not modelled yet in {s}, so it has no numbers here.",
+                                "Групповые бои пока не смоделированы в {s}, поэтому здесь нет её чисел.",
+                                s=_names(lang, gone))))
+    return out
+
+
 # ------------------------------------------------------------- assumptions
 FIGURE_WORDS = {"en": {"mean_rounds": "mean rounds", "p_killed": "P(killed)", "p_a_wins": "P(A wins)"},
                 "ru": {"mean_rounds": "среднее число раундов", "p_killed": "P(гибели)", "p_a_wins": "P(победы A)"}}
@@ -515,5 +585,5 @@ def house(comparison: Mapping[str, Mapping[str, Any]], lang: str, names: tuple[s
 
 SECTION_FINDINGS: dict[str, Callable[..., list[Finding]]] = {
     "checks": checks, "worth": worth, "tables": special, "combat": combat, "lethality": lethality, "rules": rules,
-    "tactics": tactics,
+    "tactics": tactics, "groups": groups,
 }

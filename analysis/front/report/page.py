@@ -41,7 +41,7 @@ def data_link(name: str, text: str, label: str, mime: str = "text/csv") -> str:
 def cell(value: Any, kind: str, lang: str) -> str:
     """One table cell: ``odds`` (percent and "1 in N"; missing = "—"), ``pp`` (signed percentage points),
     ``pts`` (percentage points), ``num`` (two decimals), ``int`` or ``text``."""
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return "—"
     if kind == "odds":
         return odds(lang, float(value))
