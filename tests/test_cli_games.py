@@ -57,6 +57,32 @@ def test_a_bad_side_is_one_line(capsys, spec, word):
     assert word in line and "--a" in line
 
 
+def test_a_side_file_is_the_side_its_text_names(capsys, tmp_path):
+    """A side file (TOML or JSON, its ``side`` a text or a list of texts and tables with counts, files inside it
+    read beside it) gives the fighters of the same side written on the command line, and the same fight."""
+    tun = get_system("tun")
+    (tmp_path / "captain.json").write_text('{"archetype": "trained_armed", "weapon_b": 1}', encoding="utf-8")
+    (tmp_path / "party.toml").write_text('side = ["2*novice_armed", {archetype = "red", count = 2, name = "guard"}, '
+                                         '"captain.json"]\n', encoding="utf-8")
+    (tmp_path / "pair.json").write_text('{"side": "novice_armed,trained_armed"}', encoding="utf-8")
+    party = parse_side(tun, str(tmp_path / "party.toml"))
+    assert [f.name for f in party] == ["novice_armed", "novice_armed", "guard", "guard", "captain"]
+    assert party[0] == load_fighter(tun, "novice_armed") and party[2] == load_fighter(tun, "red")
+    assert party[4] == load_fighter(tun, "archetype=trained_armed,weapon_b=1")
+    by_file = run(capsys, "duel", "tun", "--a", str(tmp_path / "pair.json"), "--b", "trained_armed", "--json")
+    by_text = run(capsys, "duel", "tun", "--a", "novice_armed,trained_armed", "--b", "trained_armed", "--json")
+    assert by_file[0] == by_text[0] == 0 and json.loads(by_file[1])["p_a_wins"] == json.loads(by_text[1])["p_a_wins"]
+
+
+@pytest.mark.parametrize("text,word", [('side = [{archetype = "red", count = 0}]', "count 0"),
+                                       ('side = [3]', "side[0] = 3"), ('side = "red"\nbody = 3', "beside 'side'"),
+                                       ('side = []', "side = []")])
+def test_a_bad_side_file_is_one_line_naming_the_entry(capsys, tmp_path, text, word):
+    (tmp_path / "bad.toml").write_text(text + "\n", encoding="utf-8")
+    line = one_line_error(*run(capsys, "duel", "tun", "--a", str(tmp_path / "bad.toml"), "--b", "red"))
+    assert word in line and "side file" in line and "--a" in line
+
+
 # ------------------------------------------------------------------ one fighter a side is today's duel
 @pytest.mark.parametrize("system", SYSTEM_IDS)
 def test_a_one_fighter_side_is_the_duel_to_the_bit(capsys, system):
