@@ -92,3 +92,38 @@ if len(options):
     assert facts["good"] == list(options[options["d_p_a_wins"] > 1e-9].sort_values("d_p_a_wins", ascending=False)["option"])
     assert facts["bad"] == list(options[options["d_p_a_wins"] < -1e-9].sort_values("d_p_a_wins")["option"])
     assert options["p_a_wins"].dropna().between(0, 1).all()
+
+# %% [markdown]
+# ## Played well: are the book's scripts the best play?
+#
+# Each system whose duel is solved as a game (`dicelab tactics`) is played twice: both fighters by
+# their policies (the book) and both at the equilibrium of the decision game (playing well), over a
+# skill gap.  The table below says what each decision is worth, which fixed policies are dominated
+# and the simple rule that keeps the equilibrium's gain.  The same solver makes the report's
+# "Played well" section and `--play equilibrium`.
+
+# %%
+from analysis.tools import played
+
+curve = played.curve(setup)
+choices = played.options(setup)
+said = findings.played({"played": curve, "played_options": choices}, "en")
+Markdown("\n".join(f"* {f.text}" for f in said))
+
+# %%
+plots.played_well(curve)
+
+# %%
+choices[["system", "kind", "side", "name", "share_taken", "worth", "text", "share_of_gain"]]
+
+# %%
+facts = {f.key: f.facts for f in said}
+for system, part in curve.groupby("system"):
+    book = part[part["play"] == "book"].set_index("gap")
+    eq = part[part["play"] == "equilibrium"].set_index("gap")
+    assert book["p_a_wins"].is_monotonic_increasing and eq["p_a_wins"].is_monotonic_increasing, system
+    assert (book.loc[0, "value"] == 0) and abs(eq.loc[0, "value"]) < 1e-9, system
+parry = choices[(choices["system"] == "onesix") & (choices["kind"] == "dominated")]["name"]
+assert "parry=always" in set(parry) and facts["matters"]["system"] == "onesix"
+assert facts["matters"]["rounds"][1] < facts["matters"]["rounds"][0]
+assert set(curve["system"]) | set(played.missing()) == {"tristat", "onesix", "tun", "kurs"}

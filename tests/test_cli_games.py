@@ -269,6 +269,48 @@ def test_the_readme_examples_of_sides_tactics_and_encounter_run(capsys, monkeypa
         assert len(pd.read_csv(tmp_path / argv[argv.index("--policy-out") + 1])) > 0
 
 
+def test_design_and_variants_play_well_as_the_plain_duels_of_the_equilibrium_scripts(capsys):
+    """2K's equilibrium between these fighters is both never parrying (the scripts' game), so ``--play
+    equilibrium`` of design must give the plain chain's duel of two fighters who never parry; Tri-Stat's novices
+    play their book at the equilibrium (total defence is dominated), so variants' base duel is the plain one."""
+    onesix = get_system("onesix")
+    rules = onesix.rules()
+    a, b = load_fighter(onesix, "trained_armed"), load_fighter(onesix, "trained_armed")
+    design = run_json(capsys, "design", "onesix", "--a", "trained_armed", "--b", "trained_armed",
+                      "--vary", "a.reflexes=7..9", "--rounds", "3", "--lethality", "1", "--top", "3",
+                      "--play", "equilibrium", "--quiet")
+    assert design["play"] == "equilibrium" and len(design["best"]) == 3
+    for point in design["best"]:
+        fa = a.replace(reflexes=point["setting"]["a.reflexes"], parry="never")
+        plain = onesix.duel(rules, fa, b.replace(parry="never")).solution
+        assert point["p_a_wins"] == pytest.approx(plain.p_a_wins, abs=1e-9)
+        assert point["mean_rounds"] == pytest.approx(plain.mean_rounds, abs=1e-9)
+    tristat = get_system("tristat")
+    novice = load_fighter(tristat, "novice")
+    well = run_json(capsys, "variants", "tristat", "--a", "novice", "--b", "novice", "--quiet", "--play", "equilibrium")
+    plain = tristat.duel(tristat.rules(), novice, novice).solution
+    assert well["play"] == "equilibrium"
+    assert well["base_duel"]["mean_rounds"] == pytest.approx(plain.mean_rounds, abs=1e-9)
+
+
+@pytest.mark.parametrize("system", NO_TACTICS)
+def test_design_refuses_a_play_its_system_cannot_decide_in_one_line(capsys, system):
+    line = one_line_error(*run(capsys, "design", system, "--a", "trained_armed", "--b", "trained_armed", "--vary",
+                               "armor=0..1", "--rounds", "3", "--lethality", "0.5", "--play", "equilibrium"))
+    assert "decisions are not modelled yet" in line
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["--from", "tristat", "--a", "novice", "--b", "trained", "--to", "kurs", "--play", "best"],
+     "kurs: decisions are not modelled yet"),
+    (["--from", "tristat", "--target", "8", "--to", "tun", "--play", "best"], "--play applies to a fight"),
+    (["--from", "tristat", "--a", "novice", "--b", "trained", "--to", "tun", "--play", "well"], "play"),
+])
+def test_equiv_play_is_refused_in_one_line_where_it_cannot_apply(capsys, argv, word):
+    line = one_line_error(*run(capsys, "equiv", *argv))
+    assert word in line
+
+
 def test_the_play_choices_are_the_library_plays():
     from analysis.fights.tactics import PLAYS
     from analysis.front.cli.games import PLAY_CHOICES

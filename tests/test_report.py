@@ -206,6 +206,35 @@ def test_group_findings_hold_and_the_page_carries_their_data(report, tables):
     assert len(table) == len(crowds.GROUPED) * (1 + len(crowds.LADDER) * (len(crowds.LADDER) - 1) // 2)
 
 
+def test_played_well_findings_hold_against_the_plain_duels(report, tables):
+    """The Played-well section: a system said to gain nothing from playing well has the book's numbers at every
+    gap; 2K's equilibrium (never parry, both sides) is the plain duel of two fighters who never parry, and A's best
+    reply gains at least what never parrying against a parrying B gains in the plain duel; the page carries the
+    options table."""
+    said = {f.key: f.facts for f in findings.played(tables, "en")}
+    curve, opts = tables["played"], tables["played_options"]
+    for sid in said["no_option"]["systems"]:
+        part = curve[curve["system"] == sid]
+        book, eq = (part[part["play"] == p].set_index("gap") for p in ("book", "equilibrium"))
+        assert np.allclose(book["p_a_wins"], eq["p_a_wins"], atol=1e-12)
+    assert said["matters"]["system"] == "onesix"
+    onesix = get_system("onesix")
+    rules = lethality.duel_rules(onesix.rules())
+    a, b = Setup.build().fighters("onesix")
+    never = onesix.duel(rules, a.replace(parry="never"), b.replace(parry="never")).solution
+    eq = curve[(curve["system"] == "onesix") & (curve["play"] == "equilibrium") & (curve["gap"] == 0)].iloc[0]
+    assert eq["mean_rounds"] == pytest.approx(never.mean_rounds, abs=1e-9)
+    assert eq["p_a_wins"] == pytest.approx(never.p_a_wins, abs=1e-9)
+    book = onesix.duel(rules, a, b).solution
+    alone = onesix.duel(rules, a.replace(parry="never"), b).solution
+    gain = (alone.p_a_wins - alone.p_b_wins) - (book.p_a_wins - book.p_b_wins)
+    assert said["matters"]["best_gain"] >= gain - 1e-12 and gain > 0.05
+    assert ("onesix", "parry=always") in said["dominated"]["options"]
+    assert said["rules"]["missing"] == ["kurs"] and said["rules"]["rules"]["onesix"] == "parry: never"
+    assert (pd.read_csv(report / "played_options.csv")["system"].unique().tolist()
+            == list(opts["system"].unique()))
+
+
 def test_tactics_cover_every_policy_and_say_which_are_refused():
     """Generic over the fighters' policy fields: one row per other value; a fighter who stops defending in ТУН
     gives up its Body defense, which can only cost it; an option the rules refuse for this fighter is noted."""

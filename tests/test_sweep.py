@@ -718,3 +718,38 @@ def test_a_full_disk_is_one_line_and_keeps_the_finished_cases(tmp_path):
     assert lines.endswith(b"\n") and 0 < lines.count(b"\n") < 11
     again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and len(pd.read_csv(out)) == 11
+
+
+# ------------------------------------------------------------------ play
+def test_a_played_sweep_is_the_duel_of_the_equilibrium_scripts(tmp_path):
+    """``play = "equilibrium"``: 2K's equilibrium here is both never parrying (the scripts' game), so each row is
+    the plain chain's duel of two fighters who never parry; every row echoes the play."""
+    from analysis.fights.fighters import load_fighter
+    from analysis.systems import get_system
+
+    config = write(tmp_path, """
+[sweep]
+kind = "duel"
+play = "equilibrium"
+
+[systems.onesix]
+a = { archetype = "trained_armed", reflexes = [7, 9] }
+b = { archetype = "trained_armed" }
+""")
+    out = tmp_path / "played.parquet"
+    sweep.run_sweep(config, out, workers=1)
+    df = pd.read_parquet(out)
+    onesix = get_system("onesix")
+    plain = load_fighter(onesix, "trained_armed").replace(parry="never")
+    assert list(df["play"]) == ["equilibrium"] * 2
+    for row in df.itertuples():
+        duel = onesix.duel(onesix.rules(), plain.replace(reflexes=int(row.a_reflexes)), plain).solution
+        assert row.p_a_wins == pytest.approx(duel.p_a_wins, abs=1e-9)
+
+
+@pytest.mark.parametrize("head,word", [('kind = "check"\nplay = "best"', "play"),
+                                       ('kind = "duel"\nplay = "well"', "play")])
+def test_a_play_the_sweep_cannot_use_is_refused(tmp_path, head, word):
+    config = write(tmp_path, f"[sweep]\n{head}\n\n[systems.onesix]\n")
+    with pytest.raises(DicelabError, match=word):
+        sweep.expand(sweep.load_config(config))

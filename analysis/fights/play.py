@@ -36,22 +36,24 @@ def check_play(play: str) -> str:
 
 
 def _strategies(system: System, rules: Any, a: Any, b: Any, play: str, decide: Iterable[str] | None,
-                objective: str, option: str) -> tuple[Any, Any]:
+                objective: str, option: str | None, limit_gb: float | None = None) -> tuple[Any, Any]:
     """The decision game and its solved strategies under ``play``."""
     require_decisions(system)
-    check_tactics(system, rules, a, b, option=option)
+    check_tactics(system, rules, a, b, limit_gb=limit_gb, option=option or f"{MEMORY_ENV}=GB")
     dg = system.tactics(rules, a, b)
     return dg, played(dg, play, decide, objective)[1]
 
 
 def played_duel(system: System, rules: Any, a: Any, b: Any, play: str = "book", decide: Iterable[str] | None = None,
-                objective: str = "wins", option: str = f"{MEMORY_ENV}=GB") -> Any:
+                objective: str = "wins", option: str | None = f"{MEMORY_ENV}=GB", limit_gb: float | None = None) -> Any:
     """The exact duel (a :class:`~analysis.engine.combat.DuelResult`) with both sides playing as ``play`` says:
-    the book is the duel itself; otherwise its solution is the decision game's under the solved strategies."""
-    res = exact_duel(system, rules, a, b, option=option)
+    the book is the duel itself; otherwise its solution is the decision game's under the solved strategies
+    (``limit_gb`` and ``option``: the memory ceiling and the way past it, as for
+    :func:`~analysis.fights.budget.exact_duel`)."""
+    res = exact_duel(system, rules, a, b, limit_gb=limit_gb, option=option)
     if check_play(play) == "book":
         return res
-    dg, sol = _strategies(system, rules, a, b, play, decide, objective, option)
+    dg, sol = _strategies(system, rules, a, b, play, decide, objective, option, limit_gb)
     return replace(res, solution=dg.solution(sol.a_strategy, sol.b_strategy),
                    order=f"{res.order}; decisions played ({play}): {dg.model}")
 

@@ -38,6 +38,7 @@ TITLES = {
         "policy_effects": "What each tactical option does for the fighter who takes it",
         "crowd": "One fighter against a crowd",
         "lanchester": "Lanchester's exponent k: how strength grows with numbers",
+        "played_well": "The book's play against both sides playing well",
     },
     "ru": {
         "success_curves": "Кривые успеха, совмещённые в точке 50%",
@@ -54,6 +55,7 @@ TITLES = {
         "policy_effects": "Что даёт каждый тактический приём тому, кто его выбрал",
         "crowd": "Один боец против толпы",
         "lanchester": "Показатель Ланчестера k: как сила растёт с численностью",
+        "played_well": "Игра по книге против лучшей игры обеих сторон",
     },
 }
 WORDS = {
@@ -311,7 +313,28 @@ def lanchester(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     return Chart("lanchester", TITLES[lang]["lanchester"], (panel,), caption=caption, row_height=3.0, lang=lang)
 
 
+PLAY_WORDS = {"en": {"book": "by the book", "equilibrium": "played well (equilibrium)"},
+              "ru": {"book": "по книге", "equilibrium": "лучшая игра (равновесие)"}}
+
+
+def played_well(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
+    """P(A wins) and mean rounds against A's skill gap, by the book (dashed) and with both sides playing the
+    equilibrium (solid), one colour per system with decisions (:func:`analysis.tools.played.curve`)."""
+    panels = []
+    for y, ylabel, rng in (("p_a_wins", label(lang, "p_win"), (0.0, 1.02)), ("mean_rounds", label(lang, "mean_rounds"),
+                                                                            None)):
+        traces = []
+        for s, part in _systems(df):
+            for play, rows in part.groupby("play", sort=False):
+                name = f"{system_name(lang, s)}, {PLAY_WORDS[lang][play]}"
+                line = _line(rows, "gap", y, s, lang, name=name, hover_x=label(lang, "skill_gap"))
+                traces.append(Trace(line.x, line.y, name, color=line.color, dash=play == "book", hover=line.hover))
+        panels.append(Panel(tuple(traces), xlabel=label(lang, "skill_gap"), ylabel=ylabel, x_integer=True,
+                            y_range=rng))
+    return Chart("played_well", TITLES[lang]["played_well"], tuple(panels), cols=2, caption=caption, lang=lang)
+
+
 CHARTS = {f.__name__: f for f in (success_curves, success_absolute, worth, swing, outcome_distributions,
                                     dice_families, skill_gap, rounds, lethality, damage, variant_effects,
-                                    policy_effects, crowd, lanchester)}
+                                    policy_effects, crowd, lanchester, played_well)}
 """Every figure by name."""

@@ -106,6 +106,8 @@ class DesignResult:
     distance: str = ("sqrt((ln(mean rounds / rounds) / ln 1.5)^2 + ((P(at least one killed) - lethality) / 0.10)^2"
                      " [+ ((P(A wins) - p_win) / 0.10)^2])")
     searched: int | None = None
+    play: str = "book"
+    """How both sides played the duels (``book``, ``best`` or ``equilibrium``)."""
     """Settings searched, in grid order, when an interruption stopped the search (``None``: all of them)."""
 
     @property
@@ -122,7 +124,8 @@ class DesignResult:
                 "a": dict(self.a), "b": dict(self.b), "vary": list(self.vary), "wish": dict(self.wish),
                 "distance": self.distance, "settings": self.settings,
                 "skipped": list(self.skipped), "best": [p.to_dict() for p in self.best],
-                "interrupted": self.interrupted, "searched": self.settings if self.searched is None else self.searched}
+                "interrupted": self.interrupted, "searched": self.settings if self.searched is None else self.searched,
+                "play": self.play}
 
 
 def setting_fighters(a: Any, b: Any, vary: Sequence[Vary], values: Sequence[int]) -> tuple[Any, Any]:
@@ -135,9 +138,9 @@ def setting_fighters(a: Any, b: Any, vary: Sequence[Vary], values: Sequence[int]
 
 def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary], rounds: float, lethality: float,
            p_win: float | None = None, top: int = 5, workers: int | None = None, budget: float | None = None,
-           max_memory: float | None = None, progress: Progress | None = None) -> DesignResult:
+           max_memory: float | None = None, progress: Progress | None = None, play: str = "book") -> DesignResult:
     """Search the integer grid ``vary`` for the duels nearest the wished mean rounds, P(at least one killed) (at the
-    ruleset's ``lethal_at`` level: the wished ``lethality``) and P(A wins).
+    ruleset's ``lethal_at`` level: the wished ``lethality``) and P(A wins), each duel played as ``play`` says.
 
     ``budget``, ``max_memory`` and ``progress``: as in :func:`solve_duels` (the search is refused before it
     starts when its estimated time is past the budget).  Ctrl-C, SIGTERM or a cancel once some settings are solved
@@ -174,7 +177,7 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
     searched = None
     try:
         solved = solve_duels(system, [(rules, fa, fb) for fa, fb in fighters], workers, budget, max_memory, progress,
-                             "design")
+                             "design", play=play)
     except Unfinished as stop:
         if not stop.done:
             raise
@@ -196,7 +199,7 @@ def design(system: System, rules: Any, a: Any, b: Any, vary: str | Sequence[Vary
                                 duel_assumptions(system.id, rules.to_dict(), fa, fb)))
     return DesignResult(system.id, rules.to_dict(), describe_fighter(a, rules), describe_fighter(b, rules),
                         tuple(str(v) for v in vary), {"rounds": float(rounds), "lethality": lethality, "p_win": p_win},
-                        len(grid), tuple(best), tuple(skipped), searched=searched)
+                        len(grid), tuple(best), tuple(skipped), searched=searched, play=play)
 
 
 def _label(vary: Sequence[Vary], values: Sequence[int]) -> str:

@@ -36,12 +36,17 @@ from analysis.base.params import DicelabError
 from analysis.base.pool import check_workers, cores, fork_or_spawn, process_pool, stop_now
 from analysis.engine.system import System
 from analysis.fights import budget as cost
+from analysis.fights.play import check_play, played_duel
+from analysis.fights.tactics import require_decisions
 
 P_UNIT = 0.10
 """One distance unit of a probability: ten percentage points."""
 ROUNDS_UNIT = math.log(1.5)
 """One distance unit of mean rounds: a factor 1.5."""
 MIN_JOBS_PER_WORKER = 8
+GAME_FACTOR = 7.0
+"""A duel played through its decision game (``play`` best or equilibrium) against the plain duel, in CPU time, with
+a margin: ``benchmarks/bench_play.py`` measured medians 2.8 (2K), 3.4 (Tri-Stat) and 4.0 (ТУН), at most 6.3."""
 ESTIMATE_SAMPLE = 256
 """A larger grid's time is estimated from this many of its settings, drawn at random (with a fixed seed)."""
 
@@ -107,11 +112,11 @@ def require_duel(system: System) -> None:
         raise DicelabError(f"{system.id} has no exact duel yet")
 
 
-def _solve_one(system: System, max_memory: float | None, job: tuple[Any, Any, Any]) -> DuelFigures | str:
-    """One duel's figures, or the message of the error that stopped it (a duel past the memory ceiling is not
-    started)."""
+def _solve_one(system: System, max_memory: float | None, play: str, job: tuple[Any, Any, Any]) -> DuelFigures | str:
+    """One duel's figures as ``play`` says, or the message of the error that stopped it (a duel past the memory
+    ceiling is not started)."""
     try:
-        return DuelFigures.of(cost.exact_duel(system, *job, limit_gb=max_memory))
+        return DuelFigures.of(played_duel(system, *job, play, option=None, limit_gb=max_memory))
     except (DicelabError, NotImplementedError) as err:
         return str(err) or type(err).__name__
 
@@ -123,9 +128,11 @@ def worker_count(workers: int | None, jobs: int) -> int:
     return max(1, min(check_workers(workers, "processes"), jobs))
 
 
-def estimate_seconds(system: System, jobs: Sequence[tuple[Any, Any, Any]], max_memory: float | None = None) -> float:
+def estimate_seconds(system: System, jobs: Sequence[tuple[Any, Any, Any]], max_memory: float | None = None,
+                     play: str = "book") -> float:
     """The one-process time of the duels ``jobs`` (from :data:`ESTIMATE_SAMPLE` of them spread over the list when
-    there are more); a duel past the memory ceiling counts nothing: it will be skipped."""
+    there are more), :data:`GAME_FACTOR` times it when ``play`` solves the decision game; a duel past the memory
+    ceiling counts nothing: it will be skipped."""
     if len(jobs) <= ESTIMATE_SAMPLE:
         sample = list(jobs)
     else:  # a fixed random sample: an even stride could fall in step with the grid
@@ -133,7 +140,8 @@ def estimate_seconds(system: System, jobs: Sequence[tuple[Any, Any, Any]], max_m
         sample = [jobs[i] for i in sorted(picks)]
     limit = cost.max_memory(max_memory)
     admitted = [job for job in sample if cost.duel_bytes(system, *job) <= limit]
-    return cost.duels_seconds(system, admitted) * len(jobs) / max(1, len(sample))
+    factor = 1.0 if play == "book" else GAME_FACTOR
+    return factor * cost.duels_seconds(system, admitted) * len(jobs) / max(1, len(sample))
 Progress = Callable[[int], Any]
 """A progress factory: called with the number of duels, it returns an :class:`analysis.base.progress.Progress`."""
 
@@ -149,8 +157,10 @@ class Unfinished(interrupt.Interrupted):
 
 def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: int | None = None,
                 budget: float | None = None, max_memory: float | None = None, progress: Progress | None = None,
-                what: str = "duels") -> list[DuelFigures | str]:
-    """Exact duels ``(rules, a, b)`` in order, over ``workers`` processes (default: the cores, for many jobs).
+                what: str = "duels", play: str = "book") -> list[DuelFigures | str]:
+    """Exact duels ``(rules, a, b)`` in order, over ``workers`` processes (default: the cores, for many jobs),
+    played as ``play`` says (:func:`~analysis.fights.play.played_duel`; a system without decisions refuses any
+    play but the book's).
 
     The duels' time is estimated first and refused past ``budget`` seconds
     (:func:`analysis.fights.budget.check_budget`); a duel past ``max_memory`` GB is
@@ -158,12 +168,14 @@ def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: i
     independent, so the results do not depend on the worker count.  Ctrl-C,
     SIGTERM or a cancel raise :class:`Unfinished` with the duels finished.
     """
+    if check_play(play) != "book":
+        require_decisions(system)
     n = worker_count(workers, len(jobs))
-    wall = cost.check_budget(what, estimate_seconds(system, jobs, max_memory), n, budget)
+    wall = cost.check_budget(what, estimate_seconds(system, jobs, max_memory, play), n, budget)
     bar = progress(len(jobs)) if progress is not None else None
     if bar is not None and wall >= 2:
         bar.note(f"{len(jobs):,} exact duels, about {cost.human(wall)} on {n} process{'es' * (n > 1)}")
-    run = partial(_solve_one, system, max_memory)
+    run = partial(_solve_one, system, max_memory, play)
     out: list[DuelFigures | str] = []
     try:
         if n == 1:
@@ -204,12 +216,13 @@ UNSOLVED = "not solved: interrupted"
 """What a duel an interrupted search did not reach says."""
 
 
-def solve_valid(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any) -> list[DuelFigures | str]:
+def solve_valid(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any,
+                play: str = "book") -> list[DuelFigures | str]:
     """:func:`solve_duels` over the jobs that could be made; the others keep their reason.  Interrupted: raises
     :class:`Unfinished` whose ``done`` has every job, those not reached :data:`UNSOLVED`."""
     valid = [job for job in jobs if not isinstance(job, str)]
     try:
-        solved = iter(solve_duels(system, valid, *args))
+        solved = iter(solve_duels(system, valid, *args, play=play))
     except Unfinished as stop:
         solved = iter(stop.done)
         stop.done = [job if isinstance(job, str) else next(solved, UNSOLVED) for job in jobs]

@@ -12,6 +12,8 @@ from analysis.engine.combat import describe_fighter, duel_assumptions
 from analysis.engine.system import System
 from analysis.fights import budget as cost
 from analysis.fights.fighters import archetype, archetypes
+from analysis.fights.play import check_play, played_duel
+from analysis.fights.tactics import require_decisions
 from analysis.tools.curve import Curve, cases_at, echo
 from analysis.tools.duels import (
     DuelFigures,
@@ -121,6 +123,8 @@ class FightEquivalence:
     distance: str = "sqrt((dP(A wins) / 0.10)^2 + (ln(mean rounds ratio) / ln 1.5)^2)"
     searched: int | None = None
     """Pairings searched, in order, when an interruption stopped the search (``None``: all of them)."""
+    play: str = "book"
+    """How both sides played every duel (``book``, ``best`` or ``equilibrium``)."""
 
     @property
     def interrupted(self) -> bool:
@@ -129,13 +133,16 @@ class FightEquivalence:
     def to_dict(self) -> dict[str, Any]:
         return {"from": {**self.source, **self.figures.to_dict()}, "to": dict(self.target), "distance": self.distance,
                 "pairings": self.pairings, "skipped": list(self.skipped), "matches": [m.to_dict() for m in self.matches],
-                "interrupted": self.interrupted, "searched": self.pairings if self.searched is None else self.searched}
+                "interrupted": self.interrupted, "searched": self.pairings if self.searched is None else self.searched,
+                "play": self.play}
 
 
 def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, target_rules: Any,
                 top: int = 3, workers: int | None = None, budget: float | None = None,
-                max_memory: float | None = None, progress: Progress | None = None) -> FightEquivalence:
-    """The ``top`` ordered archetype pairings (X, Y) of ``target`` whose duel is nearest A vs B's in ``source``.
+                max_memory: float | None = None, progress: Progress | None = None,
+                play: str = "book") -> FightEquivalence:
+    """The ``top`` ordered archetype pairings (X, Y) of ``target`` whose duel is nearest A vs B's in ``source``,
+    every duel in both systems played as ``play`` says.
 
     Nearness is :func:`figure_distance` on P(A wins) and mean rounds; ``budget``,
     ``max_memory`` and ``progress`` as in :func:`solve_duels`.  Ctrl-C, SIGTERM or a cancel once some pairings
@@ -152,12 +159,15 @@ def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, targ
     fighters = {n: archetype(target, n) for n in names}
     pairs = list(itertools.product(names, names))
     jobs = [(target_rules, fighters[x], fighters[y]) for x, y in pairs]
-    cost.check_budget("equiv", estimate_seconds(source, [(rules, a, b)]) + estimate_seconds(target, jobs, max_memory),
-                      worker_count(workers, len(jobs)), budget)
-    figures = DuelFigures.of(cost.exact_duel(source, rules, a, b, limit_gb=max_memory))
+    if check_play(play) != "book":
+        for s in (source, target):
+            require_decisions(s)
+    cost.check_budget("equiv", estimate_seconds(source, [(rules, a, b)], play=play)
+                      + estimate_seconds(target, jobs, max_memory, play), worker_count(workers, len(jobs)), budget)
+    figures = DuelFigures.of(played_duel(source, rules, a, b, play, option=None, limit_gb=max_memory))
     searched = None
     try:
-        solved = solve_duels(target, jobs, workers, budget, max_memory, progress, "equiv")
+        solved = solve_duels(target, jobs, workers, budget, max_memory, progress, "equiv", play=play)
     except Unfinished as stop:
         if not stop.done:
             raise
@@ -175,4 +185,4 @@ def equiv_fight(source: System, rules: Any, a: Any, b: Any, target: System, targ
     dst = {"system": target.id, "variants": target_rules.to_dict()}
     duels = [[describe_fighter(fighters[x], target_rules) for x in (m.a, m.b)] for m in shown]
     dst["assumptions"] = merged([duel_assumptions(target.id, dst["variants"], *pair) for pair in duels])
-    return FightEquivalence(src, dst, figures, tuple(shown), len(pairs), tuple(skipped), searched=searched)
+    return FightEquivalence(src, dst, figures, tuple(shown), len(pairs), tuple(skipped), searched=searched, play=play)

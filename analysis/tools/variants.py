@@ -9,6 +9,7 @@ from analysis.base.params import Bool, Choice, DicelabError, Faces, Int
 from analysis.engine.combat import describe_fighter, duel_assumptions, rests_on
 from analysis.engine.system import System
 from analysis.fights import budget as cost
+from analysis.fights.play import check_play
 from analysis.present.tables import text
 from analysis.tools.duels import (
     P_UNIT,
@@ -114,6 +115,8 @@ class VariantReport:
     policies: tuple["PolicyEffect", ...] = ()
     unsolved: int = 0
     """Duels an interruption left unsolved (their effects say so)."""
+    play: str = "book"
+    """How both sides played the duels (``book``, ``best`` or ``equilibrium``)."""
 
     @property
     def assumptions(self) -> dict[str, Any]:
@@ -125,7 +128,7 @@ class VariantReport:
                 "assumptions": self.assumptions, "a": self.a, "b": self.b,
                 "base_duel": self.base_duel.to_dict() if self.base_duel else None,
                 "effects": [e.to_dict() for e in self.effects], "policies": [p.to_dict() for p in self.policies],
-                "interrupted": self.unsolved > 0, "unsolved": self.unsolved}
+                "interrupted": self.unsolved > 0, "unsolved": self.unsolved, "play": self.play}
 
 
 @dataclass(frozen=True)
@@ -173,9 +176,11 @@ def _check_effect(system: System, base: Any, args: Any, name: str, value: Any,
 
 def variants(system: System, rules: Any | None = None, args: Any | None = None, a: Any | None = None,
              b: Any | None = None, workers: int | None = None, budget: float | None = None,
-             max_memory: float | None = None, progress: Progress | None = None) -> VariantReport:
+             max_memory: float | None = None, progress: Progress | None = None, play: str = "book") -> VariantReport:
     """Each rule variant's effect on the standard check table and, given fighters, on their duel; and each
     policy of fighter A (the fields of kind ``policy``: stances, options) against the plain B, best for A first.
+    The duels are played as ``play`` says (``best``, ``equilibrium``: the decision game; there a policy only moves
+    the book both sides start from).
 
     A duel that raises :class:`DicelabError` (or is past the memory ceiling) is skipped with a note; the duels'
     time is estimated first (``budget``, ``max_memory``, ``progress``: as in :func:`solve_duels`).  Interrupted
@@ -192,6 +197,8 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
     args = args if args is not None else system.args()
     if (a is None) != (b is None):
         raise DicelabError("variants: give both fighters A and B, or neither")
+    if check_play(play) != "book" and a is None:
+        raise DicelabError(f"variants: play = {play!r} plays a duel; allowed: give fighters A and B, or play 'book'")
     rule_alts = list(rule_alternatives(system, base))
     base_p: dict[tuple[str, int], float] = {}
     checks = [_check_effect(system, base, args, name, value, base_p) for name, value, _ in rule_alts]
@@ -204,7 +211,7 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
         jobs = [(base, a, b)] + [duel_job(lambda: (base.replace(**{n: v}), a, b)) for n, v, _ in rule_alts] \
             + _policy_jobs(base, a, b, policy_alts)
         try:
-            solved = _solve_with_base(system, jobs, workers, budget, max_memory, progress, "variants")
+            solved = _solve_with_base(system, jobs, workers, budget, max_memory, progress, "variants", play=play)
         except Unfinished as stop:
             if stop.done[0] == UNSOLVED:
                 raise
@@ -232,7 +239,7 @@ def variants(system: System, rules: Any | None = None, args: Any | None = None, 
                                          rests, applies))
     effects.sort(key=lambda e: -e.effect)
     return VariantReport(system.id, base.to_dict(), args.to_dict(), fa, fb, base_duel, tuple(effects), policies,
-                         sum(duel == UNSOLVED for duel in solved))
+                         sum(duel == UNSOLVED for duel in solved), play)
 
 
 def policy_effects(system: System, rules: Any, a: Any, b: Any, names: Sequence[str] | None = None,
@@ -263,9 +270,10 @@ def _policy_jobs(rules: Any, a: Any, b: Any, alts: Sequence[tuple[str, Any, str]
     return [duel_job(lambda: (rules, a.replace(**{n: v}), b)) for n, v, _ in alts]
 
 
-def _solve_with_base(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any) -> list[DuelFigures | str]:
+def _solve_with_base(system: System, jobs: Sequence[tuple[Any, Any, Any] | str], *args: Any,
+                     play: str = "book") -> list[DuelFigures | str]:
     """:func:`~analysis.tools.duels.solve_valid` over ``jobs``, whose first is the base duel: refused when it fails."""
-    return _with_base(solve_valid(system, jobs, *args), args[-1])
+    return _with_base(solve_valid(system, jobs, *args, play=play), args[-1])
 
 
 def _with_base(solved: list[DuelFigures | str], what: str) -> list[DuelFigures | str]:

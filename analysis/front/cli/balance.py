@@ -28,6 +28,7 @@ from analysis.front.cli import (
     rules_line,
 )
 from analysis.front.cli.combat import FIGHTER_HELP, fighters_from
+from analysis.front.cli.games import PLAY_CHOICES, PLAY_HELP, add_play
 from analysis.present.tables import assumed_pairs, assumptions_line, pairs, render
 from analysis.systems import SYSTEM_IDS, get_system
 from analysis.tools.curve import show_p
@@ -72,7 +73,7 @@ GLOBAL_VALUES = {"--top": int, "--workers": int, "--budget": float, "--max-memor
 PROGRESS_DELAY = DELAY
 EQUIV_TOP = 3
 """How many pairings ``equiv`` of a fight shows by default."""
-FIGHT_ONLY = ("top", "workers", "budget", "max_memory")
+FIGHT_ONLY = ("top", "workers", "budget", "max_memory", "play")
 """Options of ``equiv`` that only a fight (--a/--b) uses."""
 
 
@@ -144,6 +145,8 @@ def register(sub: Any) -> None:
     p.add_argument("--top", type=number(int), default=None, metavar="K",
                    help=f"fights: how many pairings to show (default {EQUIV_TOP})")
     add_fight_options(p)
+    p.add_argument("--play", choices=PLAY_CHOICES, default=None,
+                   help=f"fights: how both sides play, in both systems: {PLAY_HELP}")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--verbose", action="store_true", help="text output: echo every rule field of both systems")
 
@@ -160,6 +163,7 @@ def register(sub: Any) -> None:
         p.add_argument("--b", metavar="FIGHTER", help=f"side B: {FIGHTER_HELP}")
         add_rules_options(p, system)
         add_fight_options(p)
+        add_play(p)
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
     per_system(sub, "variants", "Every rule variant's effect on the check table (and a duel), largest first; with "
@@ -178,6 +182,7 @@ def register(sub: Any) -> None:
         p.add_argument("--p-win", type=probability, metavar="W", help="wished P(A wins) (optional): 0.6 or 60%%")
         p.add_argument("--top", type=number(int), default=5, metavar="K", help="how many settings to show (default 5)")
         add_fight_options(p)
+        add_play(p)
         add_rules_options(p, system)
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -267,6 +272,8 @@ def _global_flags(ns: argparse.Namespace, tokens: list[str]) -> list[str]:
         head, eq, tail = token.partition("=")
         if token in GLOBAL_FLAGS or token == "--quiet":
             setattr(ns, token[2:], True)
+        elif head == "--play":
+            ns.play = tail if eq else next(it, None)
         elif head in GLOBAL_VALUES:
             value = tail if eq else next(it, None)
             kind = GLOBAL_VALUES[head]
@@ -351,8 +358,8 @@ def _equiv_fight(ns: argparse.Namespace, source: System, src: argparse.Namespace
         raise DicelabError("equiv: --table maps a check's range; a fight has none")
     res = equiv_fight(source, rules_from(src, source), load_fighter(source, src.a), load_fighter(source, src.b),
                       target, rules_from(dst, target), top=EQUIV_TOP if ns.top is None else ns.top,
-                      workers=ns.workers, budget=ns.budget,
-                      max_memory=ns.max_memory, progress=progress_for(ns, "equiv"))
+                      workers=ns.workers, budget=ns.budget, max_memory=ns.max_memory,
+                      progress=progress_for(ns, "equiv"), play=ns.play or "book")
     done = _finish("dicelab equiv", res.pairings if res.searched is None else res.searched, res.pairings, "pairings")
     if ns.json:
         emit_json(res.to_dict())
@@ -400,7 +407,7 @@ def run_variants(ns: argparse.Namespace) -> int:
         raise DicelabError("variants: give both --a and --b, or neither")
     a, b = (load_fighter(system, ns.a), load_fighter(system, ns.b)) if ns.a is not None else (None, None)
     res = variants(system, rules_from(ns, system), a=a, b=b, workers=ns.workers, budget=ns.budget,
-                   max_memory=ns.max_memory, progress=progress_for(ns, "variants"))
+                   max_memory=ns.max_memory, progress=progress_for(ns, "variants"), play=ns.play)
     duels = 1 + len(res.effects) + len(res.policies) if res.base_duel is not None else 0
     done = _finish(f"dicelab variants {system.id}", duels - res.unsolved, duels, "duels")
     if ns.json:
@@ -421,7 +428,7 @@ def run_variants(ns: argparse.Namespace) -> int:
         "\neffect: the largest change in distance units (0.10 of a probability, a factor 1.5 of mean rounds)"
     if res.base_duel is not None:
         bd = res.base_duel
-        title += (f"\nduel {res.a['name']} (A) vs {res.b['name']} (B): P(A wins) {bd.p_a_wins:.4f}, "
+        title += (f"\nduel {res.a['name']} (A) vs {res.b['name']} (B), play {res.play}: P(A wins) {bd.p_a_wins:.4f}, "
                   f"P(at least one killed) {bd.p_killed:.4f}, mean rounds {_rounds(bd.mean_rounds)}")
     emit(render(_frame(rows), "md", title=title))
     if res.base_duel is not None:
@@ -455,7 +462,7 @@ def run_design(ns: argparse.Namespace) -> int:
     system = get_system(ns.system)
     rules, a, b = fighters_from(ns, system)
     res = design(system, rules, a, b, ",".join(ns.vary), ns.rounds, ns.lethality, ns.p_win, ns.top, ns.workers,
-                 budget=ns.budget, max_memory=ns.max_memory, progress=progress_for(ns, "design"))
+                 budget=ns.budget, max_memory=ns.max_memory, progress=progress_for(ns, "design"), play=ns.play)
     done = _finish(f"dicelab design {system.id}", res.settings if res.searched is None else res.searched,
                    res.settings, "settings")
     if ns.json:
@@ -466,7 +473,7 @@ def run_design(ns: argparse.Namespace) -> int:
           f"{_rounds(best.figures.mean_rounds)}, P(at least one killed) {best.figures.p_killed:.4f}, P(A wins) "
           f"{best.figures.p_a_wins:.4f}\n" if best is not None else "best: none (no setting was solved)\n")
          + assumptions_line(res.assumptions) +
-         f"  {system.id} design: {res.a['name']} (A) vs {res.b['name']} (B), {res.settings} settings of "
+         f"  {system.id} design (play {res.play}): {res.a['name']} (A) vs {res.b['name']} (B), {res.settings} settings of "
          f"{', '.join(res.vary)}\n"
          f"  wished: mean rounds {wish['rounds']:g}, P(at least one killed) {wish['lethality']:g}"
          + (f", P(A wins) {wish['p_win']:g}" if wish["p_win"] is not None else "") + f"\n  distance: {res.distance}\n")

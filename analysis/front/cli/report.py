@@ -10,7 +10,7 @@ from typing import Any
 from analysis.front.cli import command, emit
 from analysis.present.i18n import LANGS
 
-SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "groups", "rules", "tactics")
+SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "groups", "rules", "tactics", "played")
 """The report's sections in page order (:data:`analysis.front.report.SECTIONS`, named here so the command line
 starts without loading the report)."""
 

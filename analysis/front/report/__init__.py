@@ -33,11 +33,11 @@ from analysis.present.chart import Chart, side_by_side
 from analysis.present.i18n import GLOSSARY, LANGS, dice, field_text, label, system_name
 from analysis.present.tables import assumed_pairs, pairs, render, success_table
 from analysis.systems import SYSTEM_IDS, all_systems, get_system
-from analysis.tools import compare, crowds
+from analysis.tools import compare, crowds, played
 from analysis.tools.house_compare import compare_rules
 from analysis.tools.variants import alternatives, rule_alternatives
 
-SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "groups", "rules", "tactics")
+SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "groups", "rules", "tactics", "played")
 """The report's sections in page order; ``house`` is added when a baseline is given."""
 _CODE, _AS_CODE = re.compile(r"`([^`]+)`"), r"<code>\1</code>"
 """A command in a glossary text, shown as code."""
@@ -69,6 +69,7 @@ ITEMS = (
     Item("policy_effects", "tactics", "policies", "duel"),
     Item("crowd", "groups", "crowd", "group", crowds.GROUPED),
     Item("lanchester", "groups", "exponents", "lanchester", crowds.GROUPED),
+    Item("played_well", "played", "played", "game", played.decided_systems()),
 )
 
 TEXT = {
@@ -96,6 +97,14 @@ TEXT = {
                             "mirror fights of {fighter} sides of {sizes}, each played both ways ({n:,} fights each, "
                             "root seed {seed}); the bar is k, the hover its 95% interval and each size pair's own k. "
                             "k = 1 is the linear law, k = 2 the square law (the two lines).",
+        "played": "Played well: the book's scripts against the equilibrium",
+        "model_game": "Exact: the duel's chain as a zero-sum stochastic game over the decisions each system's rules "
+                      "give (value P(A wins) − P(B wins), solved to 1e-13); dashed, both sides by their fighters' "
+                      "policies (the book); solid, both at the equilibrium (playing well).",
+        "options_title": "What each option is worth played well (the setup's duel, no gap)",
+        "kind_col": "what", "side_col": "side", "name_col": "option or decision", "share_col": "share taken",
+        "worth_col": "worth (value lost if forbidden)", "text_col": "simple rule", "keeps_col": "share of the gain kept",
+        "kinds_played": {"decision": "decision", "dominated": "dominated", "rule": "simple rule"},
         "fair_title": "Fair counts: how many of B make a fair fight against one A",
         "fair_count": "fair count", "p_at": "P(A wins) at the fair count", "p_before": "one fewer",
         "method": "computed", "fair_note": "note",
@@ -144,6 +153,14 @@ TEXT = {
                             "зеркальным боям методом Монте-Карло — стороны из {fighter} численностью {sizes}, каждая "
                             "пара в обе стороны ({n:,} боёв, корневое зерно {seed}); полоса — k, в подсказке его "
                             "95%-интервал и k каждой пары. k = 1 — линейный закон, k = 2 — квадратичный (две линии).",
+        "played": "Лучшая игра: сценарии книги против равновесия",
+        "model_game": "Точный расчёт: цепь поединка как антагонистическая стохастическая игра по решениям, которые "
+                      "дают правила системы (цена P(победы A) − P(победы B), решена с точностью 1e-13); пунктир — обе "
+                      "стороны по своим политикам (по книге), сплошная — обе в равновесии (лучшая игра).",
+        "options_title": "Чего стоит каждый приём при лучшей игре (бой настройки, без разницы в навыках)",
+        "kind_col": "что", "side_col": "сторона", "name_col": "приём или решение", "share_col": "доля выбора",
+        "worth_col": "цена (потеря при запрете)", "text_col": "простое правило", "keeps_col": "доля сохранённого выигрыша",
+        "kinds_played": {"decision": "решение", "dominated": "доминируемый", "rule": "простое правило"},
         "fair_title": "Равный бой: сколько B уравнивают шансы против одного A",
         "fair_count": "равное число", "p_at": "P(победы A) при этом числе", "p_before": "на одного меньше",
         "method": "расчёт", "fair_note": "примечание",
@@ -212,6 +229,10 @@ CAPTIONS = {
                               "всех систем; строки по системам, затем по порядку полей набора правил."},
     "policy_effects": {"en": "A takes the option, B stays plain; signed changes against the plain duel.",
                        "ru": "A выбирает приём, B — без приёмов; изменения со знаком против обычного боя."},
+    "played_well": {"en": "P(A wins) (left) and mean rounds (right) against A's skill gap, in each system whose duel is "
+                          "solved as a game.",
+                    "ru": "P(победы A) (слева) и среднее число раундов (справа) от разницы в навыках A, в каждой "
+                          "системе, чей поединок решён как игра."},
     "crowd": {"en": "P(side A wins): one trained_armed against 1 to 5 novice_armed, in each system that models group "
                     "fights.",
               "ru": "P(победы стороны A): один trained_armed против 1–5 novice_armed, в каждой системе, где "
@@ -251,6 +272,8 @@ def compute(setup: Setup, sections: Iterable[str]) -> dict[str, pd.DataFrame]:
         t.update(crowd=crowds.crowd(setup), fair_counts=crowds.fair_counts(setup),
                  exponent_points=crowds.exponent_points(setup))
         t["exponents"] = crowds.exponents(t["exponent_points"])
+    if "played" in sections:
+        t.update(played=played.curve(setup), played_options=played.options(setup))
     return t
 
 
@@ -267,7 +290,7 @@ def caption(item: Item, setup: Setup, lang: str) -> str:
     lines: dict[str, list[str]] = {}
     for sid in item.systems:
         line = rules_summary(setup, sid, lang)
-        if item.model in ("duel", "attacks", "finishing"):
+        if item.model in ("duel", "attacks", "finishing", "game"):
             a, b = setup.fighters(sid)
             rules = lethality.duel_rules(setup.ruleset(sid))
             line += f"; {t['fighters'].format(a=a.name, b=b.name)}; "
@@ -351,6 +374,8 @@ def build_report(out: str | Path = "reports", lang: str = "en", sections: Iterab
             html_parts.append(_legend_html(mine["variants"], "variant", "field", lang))
         if section == "groups":
             html_parts.append(_fair_html(mine, lang, out, written))
+        if section == "played":
+            html_parts.append(_options_html(mine, lang, out, written))
         body.append("\n".join(html_parts))
     if baseline is not None:
         title = TEXT[lang]["house"].format(mine=setup.name, base=baseline.name)
@@ -472,6 +497,23 @@ def _fair_html(t: dict[str, pd.DataFrame], lang: str, out: Path, written: list[P
     return (f'<h3 id="fair-counts">{esc(words["fair_title"])}</h3>{html_table(fair, cols, lang)}'
             f"{data_link('fair_counts.csv', csv, words['table'])} "
             f"{data_link('exponent_points.csv', points, words['table'] + ': k')}")
+
+
+def _options_html(t: dict[str, pd.DataFrame], lang: str, out: Path, written: list[Path]) -> str:
+    """Each decision's share and worth, the dominated policies and the simple rules, inline with their CSV."""
+    words = TEXT[lang]
+    df = t["played_options"].copy()
+    df["system_name"] = [system_name(lang, s) for s in df["system"]]
+    df["kind_shown"] = [words["kinds_played"][k] for k in df["kind"]]
+    df["text"] = df["text"].fillna("—")
+    cols = [("system_name", words["system"], "text"), ("kind_shown", words["kind_col"], "text"),
+            ("side", words["side_col"], "text"), ("name", words["name_col"], "code"),
+            ("share_taken", words["share_col"], "odds"), ("worth", words["worth_col"], "num"),
+            ("text", words["text_col"], "code"), ("share_of_gain", words["keeps_col"], "odds")]
+    csv = t["played_options"].to_csv(index=False)
+    written.append(write_atomic(out / "played_options.csv", csv))
+    return (f'<h3 id="played-options">{esc(words["options_title"])}</h3>{html_table(df, cols, lang)}'
+            f"{data_link('played_options.csv', csv, words['table'])}")
 
 
 def _difficulty(df: pd.DataFrame, system_id: str, value: str, mode: str, lang: str) -> str:

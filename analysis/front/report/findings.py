@@ -517,6 +517,74 @@ def groups(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
     return out
 
 
+# ------------------------------------------------------------------ played well
+def played(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
+    """Whether any option matters when both sides play well, per system; the dominated fixed policies; the simple
+    rules and the gain they keep; the systems whose decisions are not modelled yet."""
+    from analysis.tools.played import missing
+
+    curve, opts = t["played"], t["played_options"]
+    out: list[Finding] = []
+    moved, still = {}, []
+    for system, part in curve.groupby("system", sort=False):
+        book = part[part["play"] == "book"].set_index("gap")
+        eq = part[part["play"] == "equilibrium"].set_index("gap")
+        best = float(opts.loc[opts["system"] == system, "best_gain"].iloc[0])
+        shift = max((eq["p_a_wins"] - book["p_a_wins"]).abs().max(), (eq["mean_rounds"] - book["mean_rounds"]).abs().max())
+        if shift <= TOL and best <= TOL:
+            still.append(system)
+        else:
+            gap = int(book.index.max())
+            model = str(opts.loc[opts["system"] == system, "model"].iloc[0])
+            moved[system] = {"best_gain": best, "gap": gap, "book": float(book.loc[gap, "p_a_wins"]),
+                             "scripts": model.startswith("scripts"),
+                             "equilibrium": float(eq.loc[gap, "p_a_wins"]),
+                             "rounds": (float(book.loc[0, "mean_rounds"]), float(eq.loc[0, "mean_rounds"]))}
+    if still:
+        out.append(Finding("no_option", {"systems": still},
+                           _say(lang, "In {s} the book's scripts are already the best play for these fighters: no "
+                                      "option changes a number when both sides play well.",
+                                "В {s} сценарии книги уже лучшая игра для этих бойцов: ни один приём не меняет "
+                                "чисел, когда обе стороны играют лучшим образом.", s=_names(lang, still))))
+    for system, m in moved.items():
+        out.append(Finding("matters", {"system": system, **m},
+                           _say(lang, "In {s} playing well matters: A alone gains {g} points of value by its best "
+                                      "reply to the book; when both play well the even fight lasts {r1} rounds instead "
+                                      "of {r0}, and at a {gap}-point gap A wins {p1} instead of {p0}.",
+                                "В {s} лучшая игра важна: один A выигрывает {g} п. цены лучшим ответом на игру по "
+                                "книге; когда обе стороны играют лучшим образом, равный бой длится {r1} раунда вместо "
+                                "{r0}, а при разнице в {gap} очка A побеждает в {p1} боёв вместо {p0}.",
+                                s=_sys(lang, system), g=_pp(lang, m["best_gain"]),
+                                r0=number(lang, m["rounds"][0], 2), r1=number(lang, m["rounds"][1], 2), gap=m["gap"],
+                                p0=percent(lang, m["book"]), p1=percent(lang, m["equilibrium"]))
+                           + (_say(lang, " Its decisions here are scripts chosen once per duel; the decisions taken "
+                                         "moment by moment are not modelled yet.",
+                                   " Решения здесь — сценарии, выбранные на весь бой; решения по ходу боя пока не "
+                                   "смоделированы.") if m["scripts"] else "")))
+    dom = opts[opts["kind"] == "dominated"]
+    if len(dom):
+        listed = "; ".join(f"{_sys(lang, s)}: {', '.join(dict.fromkeys(p['name']))}"
+                           for s, p in dom.groupby("system", sort=False))
+        out.append(Finding("dominated", {"options": sorted(set(zip(dom["system"], dom["name"])))},
+                           _say(lang, "Dominated fixed policies (another value of the same choice does at least as "
+                                      "well against every script and better against one): {l}.",
+                                "Доминируемые политики (другое значение того же выбора не хуже против любого "
+                                "сценария и лучше против какого-то): {l}.", l=listed)))
+    gone = missing()
+    rules = opts[(opts["kind"] == "rule") & opts["share_of_gain"].notna()]
+    kept = "; ".join(f"{_sys(lang, r.system)}: «{r.text}» ({percent(lang, float(r.share_of_gain))})" if lang == "en"
+                     else f"{_sys(lang, r.system)}: решение «{r.name}» ({percent(lang, float(r.share_of_gain))}; "
+                          "правило — в таблице)" for r in rules.itertuples())
+    if kept or gone:
+        text = _say(lang, "Simple rules and the share of the equilibrium's gain they keep: {k}.",
+                    "Простые правила и доля выигрыша равновесия, которую они сохраняют: {k}.", k=kept) if kept else ""
+        if gone:
+            text = (text + " " if text else "") + _say(lang, "Decisions are not modelled yet in {s}.",
+                                                       "Решения пока не смоделированы в {s}.", s=_names(lang, gone))
+        out.append(Finding("rules", {"rules": {r.system: r.text for r in rules.itertuples()}, "missing": gone}, text))
+    return out
+
+
 # ------------------------------------------------------------- assumptions
 FIGURE_WORDS = {"en": {"mean_rounds": "mean rounds", "p_killed": "P(killed)", "p_a_wins": "P(A wins)"},
                 "ru": {"mean_rounds": "среднее число раундов", "p_killed": "P(гибели)", "p_a_wins": "P(победы A)"}}
@@ -585,5 +653,5 @@ def house(comparison: Mapping[str, Mapping[str, Any]], lang: str, names: tuple[s
 
 SECTION_FINDINGS: dict[str, Callable[..., list[Finding]]] = {
     "checks": checks, "worth": worth, "tables": special, "combat": combat, "lethality": lethality, "rules": rules,
-    "tactics": tactics, "groups": groups,
+    "tactics": tactics, "groups": groups, "played": played,
 }

@@ -26,6 +26,7 @@ from analysis.base.files import load_toml
 from analysis.base.params import Choice, DicelabError, Int, ParamError, Spec
 from analysis.engine.system import System
 from analysis.fights.fighters import archetypes
+from analysis.fights.tactics import PLAYS
 from analysis.systems import SYSTEM_IDS, get_system
 from analysis.tools.house_rules import load_rules, parse_rules
 
@@ -102,6 +103,7 @@ SWEEP_SPECS: dict[str, Spec] = {
     "n": Int(1, MAX_N),
     "seed": Int(0, 2**63 - 1),
     "model": Choice(MODELS),
+    "play": Choice(PLAYS),
 }
 
 
@@ -118,10 +120,15 @@ class Method:
     n: int | None = None
     seed: int | None = None
     model: str | None = None
+    play: str = "book"
+    """How both sides play an exact duel (``book``, ``best``, ``equilibrium``: the decision game)."""
 
     def __post_init__(self) -> None:
-        for name in ("kind", "method"):
+        for name in ("kind", "method", "play"):
             SWEEP_SPECS[name].validate(name, getattr(self, name))
+        if self.play != "book" and (self.kind != "duel" or self.method != "exact"):
+            raise ParamError("play", self.play, 'book unless kind = "duel" and method = "exact" (decisions are '
+                                                'solved on the exact duel)')
         if self.method == "exact":
             for name in ("n", "seed", "model"):
                 if getattr(self, name) is not None:

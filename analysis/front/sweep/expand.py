@@ -200,6 +200,8 @@ def expand(config: SweepConfig) -> Sweep:
     built once per distinct value, so a config that cannot run fails here, before anything is written."""
     method = config.method
     head: dict[str, Any] = {"system": "", "kind": method.kind, "method": method.method}
+    if method.kind == "duel":
+        head["play"] = method.play
     if method.method == "monte_carlo":
         head.update(n=method.n, seed=method.seed)
         if method.kind == "duel":

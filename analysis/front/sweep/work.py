@@ -11,6 +11,7 @@ import numpy as np
 
 from analysis.base.params import DicelabError
 from analysis.engine.results import strict
+from analysis.fights.play import played_duel
 from analysis.front.sweep.config import Method
 from analysis.front.sweep.expand import Case
 from analysis.systems import get_system
@@ -80,6 +81,8 @@ def compute(method: Method, case: Case) -> dict[str, Any]:
     if method.method == "exact":
         if method.kind == "check":
             result = system.check(case.rules, case.args)
+        elif method.play != "book":
+            result = played_duel(system, case.rules, case.a, case.b, method.play)
         else:
             result = getattr(system, method.kind)(case.rules, case.a, case.b)
     else:

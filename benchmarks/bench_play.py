@@ -1,0 +1,43 @@
+"""Benchmark: a duel played through its decision game (``--play equilibrium``) against the plain exact duel.
+
+For every ordered pairing of four archetypes of each system with decisions, the CPU time of
+``fights.play.played_duel(..., "equilibrium")`` over that of ``fights.budget.exact_duel`` (measured
+in one process, the exact duel first); prints the median and largest ratio per system.  The balance
+tools' time estimate for a non-book play (``tools.duels.GAME_FACTOR``) comes from this table.
+
+    python benchmarks/bench_play.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from analysis.fights.budget import exact_duel
+from analysis.fights.fighters import load_fighter
+from analysis.fights.play import played_duel
+from analysis.systems import get_system
+
+NAMES = ("novice_armed", "trained_armed", "novice", "trained")
+
+
+def main() -> None:
+    print("system   median  max   (played equilibrium / plain duel, CPU time)")
+    for sid in ("tristat", "tun", "onesix"):
+        system = get_system(sid)
+        rules = system.rules()
+        ratios = []
+        for an in NAMES:
+            for bn in NAMES:
+                a, b = load_fighter(system, an), load_fighter(system, bn)
+                t = time.process_time()
+                exact_duel(system, rules, a, b)
+                plain = time.process_time() - t
+                t = time.process_time()
+                played_duel(system, rules, a, b, "equilibrium")
+                ratios.append((time.process_time() - t) / max(plain, 1e-3))
+        print(f"{sid:8} {statistics.median(ratios):6.1f} {max(ratios):5.1f}")
+
+
+if __name__ == "__main__":
+    main()
