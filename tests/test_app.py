@@ -193,6 +193,7 @@ EVERY_VIEW = [
     ("/compare?mode=fighters&system=kurs&a2=maximus&b2=tiberius", "p_a_wins_2"),
     ("/compare?mode=systems&system=tristat&system2=kurs", "p_a_wins_kurs"),
     ("/design?system=kurs&a=maximus&b=tiberius&vary=a.weapon=0..2", "best_distance"),
+    ("/tactics?system=onesix&a=novice_armed&b=novice_armed", "p_a_wins_equilibrium"),
 ]
 
 
@@ -290,6 +291,25 @@ def test_duel_page_answers_the_exact_duel(page, app):
     page.wait_for_function("window.location.search.includes('b=veteran')")
     redrawn(page, "p_a_wins", repr(exact["p_a_wins"]))
     assert value(page, "p_a_wins") == kurs.duel(kurs.rules(), a, load_fighter(kurs, "veteran")).solution.p_a_wins
+
+
+@needs_browser
+def test_tactics_page_answers_dicelab_tactics(page, app):
+    """The Tactics page's numbers are ``dicelab tactics``' (the library's ``analyse``), and a changed fighter
+    redraws them; 2K's book parries, and never parrying is the rule it shows."""
+    from analysis.fights.tactics import analyse
+
+    onesix = get_system("onesix")
+    open_page(page, app, "/tactics?system=onesix&a=trained_armed&b=trained_armed", timeout=120)
+    a = load_fighter(onesix, "trained_armed")
+    solved = analyse(onesix.tactics(onesix.rules(), a, a)).to_dict()
+    for play in ("book", "best_response", "equilibrium"):
+        assert value(page, f"p_a_wins_{play}") == solved[play]["p_a_wins"]
+    assert page.inner_text("#out-rule") == solved["simple_rule"]["text"] == "parry: never"
+    assert "parry=always" in page.inner_text("#results .dominated")
+    change(page, field("a.reflexes"), "10", "p_a_wins_equilibrium")
+    faster = analyse(onesix.tactics(onesix.rules(), a.replace(reflexes=10), a)).to_dict()
+    assert value(page, "p_a_wins_equilibrium") == faster["equilibrium"]["p_a_wins"]
 
 
 @needs_browser

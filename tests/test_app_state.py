@@ -4,6 +4,7 @@ pages computing what the library computes, rules files, jobs."""
 from __future__ import annotations
 
 import base64
+import json
 import shlex
 import time
 from fractions import Fraction
@@ -18,7 +19,7 @@ from analysis.fights.fighters import load_fighter  # noqa: E402
 from analysis.front.app import jobs as jobs_mod  # noqa: E402
 from analysis.front.app.controls import check_panel, default_archetype, fighter_panel, rules_panel  # noqa: E402
 from analysis.front.app.model import command, fighter_of  # noqa: E402
-from analysis.front.app.pages import checks, compare, design, duel, tune  # noqa: E402
+from analysis.front.app.pages import checks, compare, design, duel, tactics, tune  # noqa: E402
 from analysis.front.app.shell import apply_rules_file, known  # noqa: E402
 from analysis.front.app.state import MAX_QUERY, decode, encode, structure, update  # noqa: E402
 from analysis.front.cli import main  # noqa: E402
@@ -108,7 +109,7 @@ def test_every_field_of_the_system_has_a_control(sid):
     assert "a" in keys
 
 
-@pytest.mark.parametrize("page", [checks, tune, duel, compare, design])
+@pytest.mark.parametrize("page", [checks, tune, duel, compare, design, tactics])
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_every_page_draws_its_controls_for_every_system(page, lang):
     for sid in SYSTEM_IDS:
@@ -255,6 +256,32 @@ def test_design_page_is_the_design_search():
     expected = lib_design(kurs, kurs.rules(), load_fighter(kurs, "maximus"), load_fighter(kurs, "tiberius"),
                           "a.weapon=0..3", 6, 0.1, None, 3, workers=1)
     assert res == expected
+
+
+def test_tactics_page_is_dicelab_tactics_and_the_plain_duels(capsys):
+    """The Tactics page shows what ``dicelab tactics --json`` prints for the same duel; its book is the plain duel,
+    and 2K's equilibrium here (both never parry) is the plain duel of two fighters who never parry."""
+    state = {"system": "onesix", "a": "trained_armed", "b": "trained_armed"}
+    res = tactics.compute(state)
+    assert main(["tactics", "onesix", "--a", "trained_armed", "--b", "trained_armed", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    for play in ("book", "best_response", "equilibrium"):
+        assert res.tactics[play] == cli[play]
+    onesix = get_system("onesix")
+    a = load_fighter(onesix, "trained_armed")
+    book = onesix.duel(onesix.rules(), a, a).solution
+    never = onesix.duel(onesix.rules(), a.replace(parry="never"), a.replace(parry="never")).solution
+    assert res.tactics["book"]["p_a_wins"] == pytest.approx(book.p_a_wins, abs=1e-12)
+    assert res.tactics["equilibrium"]["mean_rounds"] == pytest.approx(never.mean_rounds, abs=1e-9)
+    assert "parry=always" in res.tactics["dominated"] and res.cli.startswith("dicelab tactics onesix --a")
+    body, tables = tactics.view(res, state, "en")
+    assert list(tables["plays"]["P(A wins)"]) == [res.tactics[p]["p_a_wins"] for p in ("book", "best_response",
+                                                                                      "equilibrium")]
+
+
+def test_tactics_page_refuses_a_system_without_decisions_as_the_cli_does():
+    with pytest.raises(DicelabError, match="kurs: decisions are not modelled yet"):
+        tactics.compute({"system": "kurs"})
 
 
 def test_design_page_refuses_a_search_over_its_budget():
@@ -540,6 +567,7 @@ RU_VIEWS = [
     (compare, {"mode": "fighters", "system": "kurs", "a2": "maximus", "b2": "tiberius"}),
     (compare, {"mode": "systems", "system": "tun", "system2": "kurs"}),
     (design, {"system": "kurs", "a": "maximus", "b": "tiberius", "vary": "a.weapon=0..2", "rounds": "40"}),
+    *((tactics, {"system": s, "a": "novice", "b": "novice"}) for s in ("tristat", "onesix", "tun")),
 ]
 RU_REFUSALS = [(page, state) for page, state, _ in BAD if state.get("system") != "dnd"] + [
     (duel, {"system": "kurs", "a": "maximu"}), (checks, {"system": "tun", "r.sucess_rule": "le"}),

@@ -75,7 +75,7 @@ def typed(value: str | None, cast: type = int, percent: bool = False) -> Any:
         return value
 
 
-COMMANDS = {"checks": "check", "tune": "tune", "duel": "duel", "design": "design"}
+COMMANDS = {"checks": "check", "tune": "tune", "duel": "duel", "design": "design", "tactics": "tactics"}
 
 
 def command(name: str, state: Mapping[str, str], extra: Mapping[str, str] | None = None) -> str:
@@ -85,7 +85,7 @@ def command(name: str, state: Mapping[str, str], extra: Mapping[str, str] | None
     if name in ("check", "tune"):
         for k, v in group(state, "c").items():
             words += [f"--{k.replace('_', '-')}", v]
-    if name in ("duel", "sim", "design"):
+    if name in ("duel", "sim", "design", "tactics"):
         words += ["--a", fighter_spec(system, state, "a"), "--b", fighter_spec(system, state, "b")]
     for k, v in (extra or {}).items():
         words += [f"--{k}", v]
