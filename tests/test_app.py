@@ -194,6 +194,7 @@ EVERY_VIEW = [
     ("/compare?mode=systems&system=tristat&system2=kurs", "p_a_wins_kurs"),
     ("/design?system=kurs&a=maximus&b=tiberius&vary=a.weapon=0..2", "best_distance"),
     ("/tactics?system=onesix&a=novice_armed&b=novice_armed", "p_a_wins_equilibrium"),
+    ("/encounter?system=tun&max=3", "p_a_wins_1"),
 ]
 
 
@@ -310,6 +311,25 @@ def test_tactics_page_answers_dicelab_tactics(page, app):
     change(page, field("a.reflexes"), "10", "p_a_wins_equilibrium")
     faster = analyse(onesix.tactics(onesix.rules(), a.replace(reflexes=10), a)).to_dict()
     assert value(page, "p_a_wins_equilibrium") == faster["equilibrium"]["p_a_wins"]
+
+
+@needs_browser
+def test_encounter_page_answers_the_fair_count(page, app):
+    """One trained_armed against K.U.R.S. novices: the page's fair count is the library's, and a changed side B
+    (two novices a unit) redraws it."""
+    from analysis.fights.sides import parse_side
+    from analysis.tools.encounter import encounter
+
+    kurs = get_system("kurs")
+    open_page(page, app, "/encounter?system=kurs&max=4&n=4000&seed=3", timeout=180)
+    page.wait_for_selector("#out-fair_count", timeout=180_000)
+    lib = encounter(kurs, kurs.rules(), parse_side(kurs, "trained_armed"), parse_side(kurs, "novice_armed"), 0.5,
+                    4, 4000, 3, workers=1)
+    assert value(page, "fair_count") == lib.fair_count == 4
+    assert value(page, "p_a_wins_1") == lib.curve[0].p_a_wins
+    change(page, field("sb"), "2*novice_armed", "p_a_wins_1", press_enter=True)
+    page.wait_for_function("window.location.search.includes('sb=2')")
+    assert value(page, "p_a_wins_1") == lib.curve[1].p_a_wins
 
 
 @needs_browser

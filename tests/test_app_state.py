@@ -19,7 +19,7 @@ from analysis.fights.fighters import load_fighter  # noqa: E402
 from analysis.front.app import jobs as jobs_mod  # noqa: E402
 from analysis.front.app.controls import check_panel, default_archetype, fighter_panel, rules_panel  # noqa: E402
 from analysis.front.app.model import command, fighter_of  # noqa: E402
-from analysis.front.app.pages import checks, compare, design, duel, tactics, tune  # noqa: E402
+from analysis.front.app.pages import checks, compare, design, duel, encounter, tactics, tune  # noqa: E402
 from analysis.front.app.shell import apply_rules_file, known  # noqa: E402
 from analysis.front.app.state import MAX_QUERY, decode, encode, structure, update  # noqa: E402
 from analysis.front.cli import main  # noqa: E402
@@ -109,7 +109,7 @@ def test_every_field_of_the_system_has_a_control(sid):
     assert "a" in keys
 
 
-@pytest.mark.parametrize("page", [checks, tune, duel, compare, design, tactics])
+@pytest.mark.parametrize("page", [checks, tune, duel, compare, design, tactics, encounter])
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_every_page_draws_its_controls_for_every_system(page, lang):
     for sid in SYSTEM_IDS:
@@ -282,6 +282,30 @@ def test_tactics_page_is_dicelab_tactics_and_the_plain_duels(capsys):
 def test_tactics_page_refuses_a_system_without_decisions_as_the_cli_does():
     with pytest.raises(DicelabError, match="kurs: decisions are not modelled yet"):
         tactics.compute({"system": "kurs"})
+
+
+def test_encounter_page_is_dicelab_encounter():
+    """The Encounter page is the library's encounter for the same sides, numbers and seed: exact points equal the
+    exact group chain, and the command line it shows prints the same curve."""
+    from analysis.fights.budget import exact_group
+    from analysis.fights.sides import parse_side
+    from analysis.tools.encounter import encounter as lib_encounter
+
+    kurs = get_system("kurs")
+    state = {"system": "kurs", "sa": "trained_armed", "sb": "novice_armed", "max": "4", "n": "3000", "seed": "7"}
+    res = encounter.compute(state)
+    side_a, unit_b = parse_side(kurs, "trained_armed"), parse_side(kurs, "novice_armed")
+    lib = lib_encounter(kurs, kurs.rules(), side_a, unit_b, 0.5, 4, 3000, 7, workers=1)
+    assert res.encounter.curve == lib.curve and res.encounter.fair_count == lib.fair_count == 4
+    two = exact_group(kurs, kurs.rules(), side_a, unit_b * 2).solution
+    assert res.encounter.curve[1].method == "exact" and res.encounter.curve[1].p_a_wins == two.p_a_wins
+    assert res.cli == ("dicelab encounter kurs --a trained_armed --b novice_armed --p 0.5 --max 4 --n 3000 "
+                       "--seed 7")
+
+
+def test_encounter_page_bad_side_is_the_library_message():
+    with pytest.raises(DicelabError, match="side B: count 0\\* is not allowed"):
+        encounter.compute({"system": "tun", "sb": "0*red"})
 
 
 def test_design_page_refuses_a_search_over_its_budget():
@@ -568,6 +592,8 @@ RU_VIEWS = [
     (compare, {"mode": "systems", "system": "tun", "system2": "kurs"}),
     (design, {"system": "kurs", "a": "maximus", "b": "tiberius", "vary": "a.weapon=0..2", "rounds": "40"}),
     *((tactics, {"system": s, "a": "novice", "b": "novice"}) for s in ("tristat", "onesix", "tun")),
+    (encounter, {"system": "kurs", "max": "3", "n": "500"}),
+    (encounter, {"system": "tun", "max": "2"}),  # no fair count up to 2
 ]
 RU_REFUSALS = [(page, state) for page, state, _ in BAD if state.get("system") != "dnd"] + [
     (duel, {"system": "kurs", "a": "maximu"}), (checks, {"system": "tun", "r.sucess_rule": "le"}),

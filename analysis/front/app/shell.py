@@ -23,7 +23,7 @@ from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
 
 from analysis.base.params import DicelabError, shown
 from analysis.front.app import jobs as jobs_mod
-from analysis.front.app.pages import checks, compare, design, duel, tactics, tune
+from analysis.front.app.pages import checks, compare, design, duel, encounter, tactics, tune
 from analysis.front.app.state import LANGS, PAGES, decode, encode, from_screen, page_of, structure, update
 from analysis.front.app.text import t
 from analysis.front.app.views import error, note
@@ -31,7 +31,7 @@ from analysis.present.phrases import refusal
 from analysis.present.tables import text
 
 PAGE_MODULES: dict[str, ModuleType] = {"checks": checks, "tune": tune, "duel": duel, "compare": compare,
-                                       "design": design, "tactics": tactics}
+                                       "design": design, "tactics": tactics, "encounter": encounter}
 WAIT = 0.8
 """Seconds a computation may take before the page shows progress instead of waiting."""
 POLL_MS = 400

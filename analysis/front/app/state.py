@@ -29,7 +29,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from analysis.base.params import DicelabError
 
-PAGES = ("checks", "tune", "duel", "compare", "design", "tactics")
+PAGES = ("checks", "tune", "duel", "compare", "design", "tactics", "encounter")
 """The app's pages, in the order of the navigation bar; the first is the home page."""
 LANGS = ("en", "ru")
 MAX_QUERY = 8192

@@ -21,6 +21,10 @@ UI: dict[str, dict[str, str]] = {
     "en": {
         "title": "dicelab", "subtitle": "the designer's workbench",
         "checks": "Checks", "tune": "Tune", "duel": "Duel", "compare": "Compare", "design": "Design",
+        "encounter": "Encounter", "encounter_of": "{a} against k × ({b})", "side_a": "Side A (3*trained_armed,veteran)",
+        "unit_b": "Side B's unit, repeated k times", "fair_p": "fair below P(A wins) =", "max_count": "largest k",
+        "fair_count": "fair count: the first k with P(A wins) < {p}", "count": "k (copies of B)",
+        "no_fair": "P(A wins) stays at or above {p} up to k = {max}.", "monte_carlo": "Monte Carlo",
         "tactics": "Tactics", "play": "play", "play_book": "by the book", "play_best": "A's best response",
         "play_equilibrium": "equilibrium (both play well)", "game_value": "value at the equilibrium (P(A wins) − "
         "P(B wins))", "gain": "equilibrium − book", "best_gain": "A's best response − book",
@@ -86,6 +90,11 @@ UI: dict[str, dict[str, str]] = {
     "ru": {
         "title": "dicelab", "subtitle": "верстак разработчика правил",
         "checks": "Проверки", "tune": "Подбор", "duel": "Поединок", "compare": "Сравнение", "design": "Дизайн",
+        "encounter": "Стычка", "encounter_of": "{a} против k × ({b})", "side_a": "Сторона A (3*trained_armed,veteran)",
+        "unit_b": "Отряд стороны B, повторённый k раз", "fair_p": "равный бой, когда P(победы A) ниже",
+        "max_count": "наибольшее k", "fair_count": "равное число: первое k, где P(победы A) < {p}",
+        "count": "k (копий B)", "no_fair": "P(победы A) не опускается ниже {p} вплоть до k = {max}.",
+        "monte_carlo": "Монте-Карло",
         "tactics": "Тактика", "play": "игра", "play_book": "по книге", "play_best": "лучший ответ A",
         "play_equilibrium": "равновесие (обе стороны играют лучшим образом)",
         "game_value": "цена игры в равновесии (P(победы A) − P(победы B))", "gain": "равновесие − книга",
