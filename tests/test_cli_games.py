@@ -311,6 +311,23 @@ def test_equiv_play_is_refused_in_one_line_where_it_cannot_apply(capsys, argv, w
     assert word in line
 
 
+def test_compare_plays_the_archetypes_duels_as_asked(capsys, tmp_path):
+    """``compare --play equilibrium``: each archetype's matched duel is the decision game's, at the equilibrium;
+    for Tri-Stat's archetypes the book's stance is the equilibrium (total defence is dominated), so the rows equal
+    the plain duels; a file naming a system without decisions is refused in one line."""
+    rules = tmp_path / "house.toml"
+    rules.write_text("[tristat]\nshock_rule = true\n", encoding="utf-8")
+    well = run_json(capsys, "compare", "--rules", str(rules), "--play", "equilibrium")["systems"]["tristat"]
+    tristat = get_system("tristat")
+    assert well["play"] == "equilibrium"
+    for row in well["duels"]:
+        f = load_fighter(tristat, row["archetype"])
+        house = tristat.duel(tristat.rules(shock_rule=True), f, f).solution
+        assert row["p_a_wins_house"] == pytest.approx(house.p_a_wins, abs=1e-9)
+    line = one_line_error(*run(capsys, "compare", "--rules", "examples/house_rules/fudge_kurs.toml", "--play", "best"))
+    assert "kurs: decisions are not modelled yet" in line
+
+
 def test_the_play_choices_are_the_library_plays():
     from analysis.fights.tactics import PLAYS
     from analysis.front.cli.games import PLAY_CHOICES

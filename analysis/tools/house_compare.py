@@ -19,8 +19,9 @@ from analysis.base.params import DicelabError, Validated
 from analysis.engine.assumptions import merged
 from analysis.engine.combat import describe_fighter, rests_on
 from analysis.engine.registry import house_rules_of
-from analysis.fights.budget import exact_duel
 from analysis.fights.fighters import archetype, archetypes
+from analysis.fights.play import check_play, played_duel
+from analysis.fights.tactics import require_decisions
 from analysis.present.tables import success_table, text
 from analysis.systems import get_system
 from analysis.tools.compare import check_mode
@@ -58,9 +59,10 @@ def check_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFram
     return out
 
 
-def duel_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFrame:
-    """Each archetype against itself under both rulesets: P(A wins), P(killed) (someone at ``lethal_at``; empty
-    where the system has no such level) and mean rounds (empty when the fight never ends), and the differences."""
+def duel_rows(system_id: str, house: Validated, book: Validated, play: str = "book") -> pd.DataFrame:
+    """Each archetype against itself under both rulesets, both sides playing as ``play`` says: P(A wins),
+    P(killed) (someone at ``lethal_at``; empty where the system has no such level) and mean rounds (empty when the
+    fight never ends), and the differences; a duel that cannot be played so is empty with the reason in ``note``."""
     system = get_system(system_id)
     rows = []
     for name in archetypes(system_id):
@@ -70,7 +72,7 @@ def duel_rows(system_id: str, house: Validated, book: Validated) -> pd.DataFrame
         results = {}
         for which, rules in (("book", book), ("house", house)):
             try:
-                results[which] = exact_duel(system, rules, f, f).to_dict()
+                results[which] = played_duel(system, rules, f, f, play, option=None).to_dict()
             except DicelabError as err:
                 results[which] = None
                 notes.append(f"{which}: {err}")
@@ -102,16 +104,20 @@ def assumed(system_id: str, rules: Validated) -> dict[str, Any]:
     return merged([rests_on(system_id, variants, f, f) for f in fighters] or [rests_on(system_id, variants)])
 
 
-def compare_rules(house: Mapping[str, Validated], base: Mapping[str, Validated] | None = None) -> dict[str, dict[str, Any]]:
+def compare_rules(house: Mapping[str, Validated], base: Mapping[str, Validated] | None = None,
+                  play: str = "book") -> dict[str, dict[str, Any]]:
     """For each system of ``house``: what changed against ``base`` (default: the book played the same way),
-    the check table, the archetypes' matched duels and the worth of +1 under both, and the lab's assumptions
-    each side rests on."""
+    the check table, the archetypes' matched duels (played as ``play`` says) and the worth of +1 under both, and
+    the lab's assumptions each side rests on."""
+    if check_play(play) != "book":
+        for sid in house:
+            require_decisions(get_system(sid))
     out = {}
     for sid, rules in house.items():
         book = base[sid] if base is not None else book_of(rules)
         out[sid] = {"house_rules": house_rules_of(sid, rules.to_dict()), "changes": changes(sid, rules, book),
                     "variants": rules.to_dict(), "book_variants": book.to_dict(),
                     "assumptions": assumed(sid, rules), "book_assumptions": assumed(sid, book),
-                    "checks": check_rows(sid, rules, book), "duels": duel_rows(sid, rules, book),
-                    "worth": worth_rows(sid, rules, book)}
+                    "checks": check_rows(sid, rules, book), "duels": duel_rows(sid, rules, book, play),
+                    "worth": worth_rows(sid, rules, book), "play": play}
     return out

@@ -16,6 +16,10 @@ def register(sub: Any) -> None:
                 "dicelab compare --rules examples/house_rules/gritty_2k.toml", run_compare)
     p.add_argument("--rules", required=True, metavar="FILE.toml", help="house rules: one table per system "
                    "([onesix] success_threshold = 14)")
+    from analysis.front.cli.games import PLAY_CHOICES, PLAY_HELP
+
+    p.add_argument("--play", choices=PLAY_CHOICES, default="book",
+                   help=f"how both sides play the archetypes' duels: {PLAY_HELP}")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -27,7 +31,7 @@ def run_compare(ns: argparse.Namespace) -> int:
     from analysis.tools.house_rules import load_rules, ruleset
 
     house = load_rules(ns.rules)
-    result = compare_rules({sid: ruleset(get_system(sid), house) for sid in house})
+    result = compare_rules({sid: ruleset(get_system(sid), house) for sid in house}, play=ns.play)
     if ns.json:
         emit_json({"file": ns.rules, "systems": {
             sid: {**{k: v for k, v in c.items() if k not in ("checks", "duels", "worth")}, "rules_page": rules_page(sid),
@@ -45,7 +49,8 @@ def run_compare(ns: argparse.Namespace) -> int:
         emit(assumptions_line(c["assumptions"]))
         emit(f"\n  P(success) of the standard check by {system.value}:\n")
         emit(_table(c["checks"].rename(columns={"value": system.value})))
-        emit(f"\n  each archetype against itself (after_out={rules['after_out']}, killed = {rules['lethal_at']}):\n")
+        emit(f"\n  each archetype against itself (after_out={rules['after_out']}, killed = {rules['lethal_at']}, "
+             f"play {c['play']}):\n")
         emit(_table(c["duels"].rename(columns=_SHORT)))
         emit(f"\n  what +1 buys, ΔP(success) by {system.value}:\n")
         emit(_table(c["worth"].rename(columns={"value": system.value})) + "\n")
