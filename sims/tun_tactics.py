@@ -1,8 +1,9 @@
 """ТУН: Monte Carlo duels played by a solved strategy (RULES.md section 8).
 
 The kernel plays the duel as the decision game of
-:mod:`analysis.systems.tun.game` does, moment by moment: at each turn,
-posture, aim and last word it computes what the decider knows (the game's
+:mod:`analysis.systems.tun.game` does, moment by moment: at the stand
+before the fight, each turn, posture, aim, last word and the winner's
+finishing attacks it computes what the decider knows (the game's
 features, made canonical the same way: what cannot change what follows is
 zeroed) and draws the action from the side's policy table
 (:func:`analysis.engine.decisions.policy_tables`), packed into arrays
@@ -25,7 +26,8 @@ from analysis.systems.tun import walk as w
 from sims.results import DUEL_SIZE, MAX_ROUNDS, _tally
 from sims.tun_rolls import R_CRITS, R_DEATH_MULTIPLE, R_LE, _level, _outcome, dice_table, pack_rules
 
-KINDS = ("turn", "posture", "aim")
+KINDS = ("turn", "posture", "aim", "stand", "finish_posture", "finish_aim")
+"""The decisions of :mod:`analysis.systems.tun.game`, by the index the kernel draws them with."""
 NF = len(game_mod.FEATURES) + 1
 """The features a kernel computes: :data:`analysis.systems.tun.game.FEATURES`, then ``moving now``."""
 F_OWN_T, F_OPP_T, F_OWN_DIS, F_OWN_IMM, F_OWN_STUN, F_OPP_DIS, F_OPP_IMM, F_OPP_STUN, F_OWN_DEF, F_OWN_MOV, \
@@ -128,6 +130,39 @@ def _features(feats: np.ndarray, x: int, ph: int, c: np.ndarray, red: int, first
 
 
 @njit(cache=True, nogil=True)
+def _stand(lead: int, c: np.ndarray, feats: np.ndarray, tabs: tuple, ctx: tuple, rng: np.random.Generator) -> None:
+    """Both fighters take their stand before the fight, each knowing who leads, neither the other's stand."""
+    meta, codes, lo_shape, probs = tabs
+    side, post, rl = ctx[0], ctx[1], ctx[9]
+    picks = np.zeros(2, dtype=np.int64)
+    for x in range(2):
+        _features(feats, x, w.PH_INIT, c, 0, 1, 0, side, rl)
+        feats[F_MOMENT] += x != lead
+        picks[x] = _choose(x, 3, feats, meta, codes, lo_shape, probs, rng)
+    for x in range(2):
+        c[x, w.NODEF], c[x, w.MOV] = post[x, picks[x], 0], post[x, picks[x], 1]
+
+
+@njit(cache=True, nogil=True)
+def _finishing(x: int, c: np.ndarray, feats: np.ndarray, tabs: tuple, ctx: tuple,
+               rng: np.random.Generator) -> tuple[int, int]:
+    """The winner ``x``'s moving and aim for its finishing attacks, from what the game's finishing states keep
+    (both traumas, its disarmed and immobilised)."""
+    meta, codes, lo_shape, probs = tabs
+    side, post, rl = ctx[0], ctx[1], ctx[9]
+    kept = np.zeros_like(c)
+    kept[x, w.T], kept[x, w.DIS], kept[x, w.IMM] = c[x, w.T], c[x, w.DIS], c[x, w.IMM]
+    kept[1 - x, w.T] = c[1 - x, w.T]
+    _features(feats, x, w.PH_POST_FIN, kept, 0, 0, 0, side, rl)
+    mv = post[x, _choose(x, 4, feats, meta, codes, lo_shape, probs, rng), 1]
+    aim = 0
+    if side[x, w.S_AIMS] != 0 and c[x, w.DIS] == 0:
+        _features(feats, x, w.PH_AIM_FIN, kept, 0, 0, mv, side, rl)
+        aim = _choose(x, 5, feats, meta, codes, lo_shape, probs, rng)
+    return mv, aim
+
+
+@njit(cache=True, nogil=True)
 def _attack(x: int, mode: int, aim: int, tmv: int, c: np.ndarray, limit: np.ndarray, weapon: np.ndarray,
             reach: np.ndarray, dice: np.ndarray, sizes: np.ndarray, dk: np.ndarray, pr: np.ndarray,
             side: np.ndarray, rl: np.ndarray, aimkind: np.ndarray, rng: np.random.Generator) -> bool:
@@ -219,8 +254,7 @@ def _duels(tabs: tuple, ctx: tuple, p_a_first: float, finish_attacks: int, n: in
         lead = 0 if rng.random() < p_a_first else 1
         red, first = 0, 1
         c[:, :] = 0
-        for x in range(2):
-            c[x, w.NODEF], c[x, w.MOV] = side[x, w.S_NODEF0], side[x, w.S_MOV0]
+        _stand(lead, c, feats, tabs, ctx, rng)
         rounds = 0
         while True:
             rounds += 1
@@ -265,12 +299,15 @@ def _duels(tabs: tuple, ctx: tuple, p_a_first: float, finish_attacks: int, n: in
             x = 1 - v
             finish = 0
             dis, imm = c[x, w.DIS], c[x, w.IMM]
+            mv, aim = 0, 0
+            if c[v, w.T] < side[v, w.S_CAP]:
+                mv, aim = _finishing(x, c, feats, tabs, ctx, rng)
             while finish < finish_attacks and c[v, w.T] < side[v, w.S_CAP]:
                 finish += 1
                 if reach[x, dis] == 0:
                     continue
                 roll = dice[x, int(rng.random() * sizes[x])]
-                ok, e, _, _ = _outcome(roll, helpless[x, dis, imm], dk[x, D_LO], dk[x, D_HI], dk[x, D_BONUS],
+                ok, e, _, _ = _outcome(roll, helpless[x, dis, imm, mv, aim], dk[x, D_LO], dk[x, D_HI], dk[x, D_BONUS],
                                        pr[R_LE], pr[R_CRITS])
                 if ok:
                     c[v, w.T] = min(c[v, w.T] + e * weapon[x, dis, 0] + weapon[x, dis, 1], side[v, w.S_CAP])

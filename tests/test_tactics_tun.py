@@ -68,22 +68,14 @@ def test_a_melee_fighter_out_of_reach_is_refused_as_in_the_duel():
 
 
 # ------------------------------------------------------------------ the scripts are the duels of their policies
-SCRIPT_DEFECT = pytest.mark.xfail(strict=True, reason=(
-    "open defect (issue 22): the decision game starts each fighter in its policy's posture and plays its "
-    "finishing attacks with its policy's aim, so a script changing defends, moving or aim differs from that "
-    "fighter's duel before its first turn and after the fight is decided"))
-
-
 @pytest.mark.parametrize("variants,a,b,side,policy", [
     ({}, "trained_armed", "veteran", "a", {"turn_policy": "delay"}),
     ({}, "trained_armed", "veteran", "a", {"turn_policy": "initiative_skip"}),
     ({}, "veteran", "trained_armed", "b", {"turn_policy": "initiative_skip", "moving": True}),
     ({}, "red", "trained_armed", "a", {"aim": "head"}),
-    pytest.param(dict(ranged_defense="moving"), "red", "archetype=red,weapon_n=3", "b", {"aim": "leg", "moving": True},
-                 marks=SCRIPT_DEFECT),
-    pytest.param({}, "berserker", "master", "a", {"defends": True}, marks=SCRIPT_DEFECT),
-    pytest.param(dict(stun_actions=2, after_out="finish"), "archetype=red,aim=hand", "berserker", "a", {"aim": "knee"},
-                 marks=SCRIPT_DEFECT),
+    (dict(ranged_defense="moving"), "red", "archetype=red,weapon_n=3", "b", {"aim": "leg", "moving": True}),
+    ({}, "berserker", "master", "a", {"defends": True}),
+    (dict(stun_actions=2, after_out="finish"), "archetype=red,aim=hand", "berserker", "a", {"aim": "knee"}),
 ])
 def test_a_script_is_the_duel_of_the_fighter_with_that_policy(variants, a, b, side, policy):
     rules = tun.Rules(**variants)
@@ -108,7 +100,6 @@ def test_the_policies_list_every_value_the_game_plays_and_not_defending_only_for
     assert all(d.actions[0] in ("act", "defend", "none") for d in dg.decisions)
 
 
-@SCRIPT_DEFECT
 def test_dominated_scripts_come_from_the_duels_of_every_pair_of_scripts():
     """A script of A is dominated when another value of the same field does at least as well against every
     script of B and better against one: recomputed here from tun.duel over all the scripts."""
@@ -142,9 +133,10 @@ def game_brute(a, b, r):
     action; it leads the next round with ``initiative_skip_cost`` actions fewer).  After L delays, F acts once
     (then L's last word if L is out), L takes its turn, F resumes with a new posture and aim; or F skips and L acts
     at the end of the round.  A posture (defend or not, move or not) holds until its fighter's next turn; before its
-    first, its policy's.  Aimed hits disarm, immobilise or stun as in the duel.  The book: a leader delays iff its
-    policy delays, a follower skips iff its policy skips and it is the first round, postures and aims are the
-    policies'.
+    first, the stand both take at once once the order is known (a matrix game).  Aimed hits disarm, immobilise or
+    stun as in the duel.  With ``finish``, the winner picks a posture (only moving counts) and its aim for its
+    finishing attacks on a loser not dying yet.  The book: a leader delays iff its policy delays, a follower skips
+    iff its policy skips and it is the first round, stands, postures and aims are the policies'.
     """
     f = {"a": sheet(a), "b": sheet(b)}
     other = {"a": "b", "b": "a"}
@@ -212,14 +204,20 @@ def game_brute(a, b, r):
         return me[0] < vol[s]
 
     def end(fa, fb):
-        """The final pair, after the winner's finishing attacks (its policy: aim, moving) when ``finish``."""
+        """The final pair, or the winner's finishing posture when ``finish`` and the loser is not dying yet."""
         if r["after_out"] != "finish" or up("a", fa) == up("b", fb):
             return {("end", fa[0], fb[0]): 1.0}
         w = "a" if up("a", fa) else "b"
-        v = other[w]
         me, you = (fa, fb) if w == "a" else (fb, fa)
-        att = as_fighting(w, me[:4] + (not f[w]["defends"], f[w]["moving"]), aim=f[w]["aim"])
-        dist = {you[0]: 1.0}
+        if you[0] > line[other[w]]:
+            return {("end", fa[0], fb[0]): 1.0}
+        return {("fin", w, me[:4], you[0]): 1.0}
+
+    def finishing(w, me, t0, moving, aim):
+        """The final pairs after the winner's finishing attacks (as it fights: ``me``'s effects, moving, aim)."""
+        v = other[w]
+        att = as_fighting(w, me + (False, moving), aim=aim)
+        dist = {t0: 1.0}
         for _ in range(r["finish_attacks"]):
             new = {}
             for t, p in dist.items():
@@ -233,6 +231,10 @@ def game_brute(a, b, r):
                     new[t2] = new.get(t2, 0.0) + p * q
             dist = new
         return {(("end", me[0], t) if w == "a" else ("end", t, me[0])): p for t, p in dist.items()}
+
+    def fresh(s, k):
+        """``s`` fresh in its ``k``-th posture."""
+        return (0, 0, 0, 0) + postures[s][k]
 
     def stretch(ctx, s, k, after, word, pair):
         """The stretch of mover s (``k`` actions) from ``pair``: its posture decision, or straight on if none."""
@@ -286,9 +288,20 @@ def game_brute(a, b, r):
         if kind == "end":
             return None
         if kind == "start":
-            fresh = {s: (0, 0, 0, 0, not f[s]["defends"], f[s]["moving"]) for s in "ab"}
-            pair = (fresh["a"], fresh["b"])
-            return None, 0, [{("turn_L", (s, 0, True), pair): p for s, p in first_order().items()}]
+            return None, 0, [{("stand", s): p for s, p in first_order().items()}]
+        if kind == "stand":
+            lead = state[1]
+            book = tuple(postures[s].index((not f[s]["defends"], f[s]["moving"])) for s in "ab")
+            return "ab", book, [[{("turn_L", (lead, 0, True), (fresh("a", i), fresh("b", j))): 1.0}
+                                 for j in range(len(postures["b"]))] for i in range(len(postures["a"]))]
+        if kind == "fin":
+            _, w, me, t0 = state
+            dists = [{("fin_aim", w, me, t0, moving): 1.0} if f[w]["ranged"] and not me[1]
+                     else finishing(w, me, t0, moving, "none") for _, moving in postures[w]]
+            return w, postures[w].index((not f[w]["defends"], f[w]["moving"])), dists
+        if kind == "fin_aim":
+            _, w, me, t0, moving = state
+            return w, AIM_NAMES.index(f[w]["aim"]), [finishing(w, me, t0, moving, aim) for aim in AIM_NAMES]
         if kind == "turn_L":
             _, ctx, pair = state
             lead, red, first = ctx
@@ -335,6 +348,10 @@ def game_brute(a, b, r):
                 return {"a": 1.0} if f["a"][key] > f["b"][key] else {"b": 1.0}
         return {"a": 0.5, "b": 0.5}
 
+    def flat(o):
+        """A state's distributions, a matrix game's row after row."""
+        return [d for row in o[2] for d in row] if o[0] == "ab" else o[2]
+
     states, todo = {}, [("start",)]
     while todo:
         s = todo.pop()
@@ -342,7 +359,7 @@ def game_brute(a, b, r):
             continue
         states[s] = options(s)
         if states[s] is not None:
-            for dist in states[s][2]:
+            for dist in flat(states[s]):
                 todo.extend(t for t in dist if t not in states)
 
     def pay(s):
@@ -357,6 +374,12 @@ def game_brute(a, b, r):
                 if o is None:
                     continue
                 decider, book, dists = o
+                if decider == "ab":
+                    m = np.array([[sum(p * v[t] for t, p in d.items()) for d in row] for row in dists])
+                    new = matrix_value(m) if b_free else m[:, book[1]].max() if a_free else m[book]
+                    moved = max(moved, abs(new - v[s]))
+                    v[s] = new
+                    continue
                 q = [sum(p * v[t] for t, p in d.items()) for d in dists]
                 if decider == "a" and a_free:
                     new = max(q)
@@ -371,6 +394,16 @@ def game_brute(a, b, r):
         return v[("start",)]
 
     return iterate(False, False), iterate(True, False), iterate(True, True)
+
+
+def matrix_value(m):
+    """The value of the zero-sum matrix game ``m`` (the row player maximises), by linear programming."""
+    from scipy.optimize import linprog
+
+    rows, cols = m.shape
+    res = linprog(np.r_[np.zeros(rows), -1.0], A_ub=np.c_[-m.T, np.ones(cols)], b_ub=np.zeros(cols),
+                  A_eq=np.r_[np.ones(rows), 0.0][None, :], b_eq=[1.0], bounds=[(0, None)] * rows + [(None, None)])
+    return -res.fun
 
 
 @lru_cache(maxsize=None)

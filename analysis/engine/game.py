@@ -14,8 +14,8 @@ side: value iteration over the graph's strongly connected components, sinks
 first (a fight's conditions only worsen, so a component is one block of
 conditions and its few loops), sweeping each component until no value moves
 by more than the tolerance (when the sweeps shrink the change by a steady
-ratio, as a round that changes nothing makes them, the values jump to the
-series' limit: :data:`STEADY`); matrix games are solved exactly by support
+ratio, state by state, as a round that changes nothing makes them, the
+values jump to the series' limit: :data:`STEADY`); matrix games are solved exactly by support
 enumeration.  A side can be held to a fixed strategy (its book policy, or
 its play when the other side best-responds), which makes the same routine
 compute a best response or simply the value of fixed play.  :func:`chain`
@@ -52,9 +52,11 @@ MAX_SWEEPS = 1_000_000
 TIE = 1e-12
 """Actions whose values differ by less than this are tied; the tie goes to the lowest index (the book's action)."""
 STEADY = 1e-3
-"""A component whose sweeps shrink the change by a steady ratio (two ratios within this share of each other) jumps
-to the limit of that geometric series (Aitken's extrapolation); sweeps go on until no value moves by more than the
-tolerance, so the jump only saves sweeps where a fight's rounds often change nothing."""
+"""A component whose sweeps shrink the change by a steady ratio (two ratios within this share of each other, and
+every state's change that ratio times its change before, within this share of the largest change) jumps to the
+limit of that geometric series (Aitken's extrapolation); sweeps go on until no value moves by more than the
+tolerance, so the jump only saves sweeps where a fight's rounds often change nothing.  A change steady only in its
+largest value (states taking turns to move, as in a loop of two rounds) is no such series: it never jumps."""
 
 
 @dataclass(frozen=True)
@@ -487,6 +489,7 @@ def _solve(na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: np.ndarray, to
     x = np.zeros(size)
     y = np.zeros(size)
     delta = np.zeros(na.size)
+    before = np.zeros(na.size)
     residual, total = 0.0, 0
     for c in range(ptr.size - 1):
         lo, hi = ptr[c], ptr[c + 1]
@@ -512,7 +515,11 @@ def _solve(na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: np.ndarray, to
             if not looped or moved <= tol or sweeps >= max_sweeps:
                 break
             ratio = moved / last if last > 0 else -1.0
-            if 0.0 < ratio < 1.0 and abs(ratio - ratio_before) <= STEADY * ratio:
+            steady = 0.0 < ratio < 1.0 and abs(ratio - ratio_before) <= STEADY * ratio
+            for t in range(lo, hi):
+                steady = steady and abs(delta[t] - ratio * before[t]) <= STEADY * moved
+                before[t] = delta[t]
+            if steady:
                 for t in range(lo, hi):
                     values[order[t]] += ratio / (1.0 - ratio) * delta[t]
                 last, ratio_before = 0.0, -1.0

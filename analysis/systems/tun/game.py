@@ -1,26 +1,40 @@
 """ТУН's duel as a game of decisions (RULES.md section 8): act, delay or skip for initiative at the start of a
-turn; the posture (defend or not, move or not) and the aimed shot for the turn's actions; the aim of a last word.
+turn; the posture (defend or not, move or not) and the aimed shot for the turn's actions; the stand before the
+fight; the aim of a last word; the posture and aim of the winner's finishing attacks.
 
 :func:`tactics` builds the :class:`~analysis.engine.decisions.DecisionGame`
 from the compiled walk of :mod:`~analysis.systems.tun.walk`: every decision
 is taken at the start of its fighter's turn (or of what is left of it after
 a delayed fighter cut in, or of its last word), knowing both conditions, the
-effects and postures in force, and where in the round it stands; never a die
-not yet rolled.  Held to both fighters' policies it is the duel of
-:func:`~analysis.systems.tun.chain.duel`, number for number.
+effects and postures in force, and where in the round it stands; or at the
+start of the fight (:data:`STAND_FEATURES`) or of its finishing attacks
+(:data:`FINISH_FEATURES`), knowing what the rules give then; never a die not
+yet rolled.  Held to both fighters' policies it is the duel of
+:func:`~analysis.systems.tun.chain.duel`, number for number; a script (the
+same choice at every decision,
+:attr:`~analysis.engine.decisions.DecisionGame.scripts`) is the duel of the
+fighter with that policy.
 
 Readings where section 8 is silent (docs/rules/tun.md, "Decisions"):
 
-- a posture holds from its fighter's turn to its next; before its first turn a
-  fighter stands as its policy says; a fighter that skips keeps its posture;
+- before its first turn a fighter stands in a posture of its own choosing
+  (``stand``): both take their stand at once at the start of the fight (a
+  matrix game), both conditions fresh, knowing who leads the first round
+  (the order is fixed first, by the sheets or by the roll-off); a posture
+  holds from then, or from its fighter's turn, to its next turn; a fighter
+  that skips keeps its posture;
 - a turn cut short by a delayed fighter resumes with a fresh posture and aim;
 - "delay" waits for the other's first action, as the script: a follower
   has nothing to wait for, so it acts; a leader skipping gains nothing, so it
   acts (the scripts' own readings);
 - not defending only ever helps the attacker, so it is offered only to a
   fighter whose policy does not defend (its book must be playable);
-- finishing attacks (``after_out = "finish"``) are no decision: the winner's
-  policy plays them, as in the duel.
+- finishing attacks (``after_out = "finish"``) are the winner's last
+  stretch: it picks its posture (``finish_posture``: only moving counts, the
+  loser is helpless) and, a ranged weapon in hand, its aim
+  (``finish_aim``), knowing both fighters' Body trauma and its own disarmed
+  and immobilised (all the finishing reads); a loser already dying needs no
+  finishing (no decision).
 
 >>> from analysis.engine.game import solve
 >>> dg = tactics(Rules(), Fighter(body=4, attack_feature=6), Fighter(body=3, attack_feature=7))
@@ -32,6 +46,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -66,17 +81,27 @@ POSTURES = (("defend", False, False), ("move", False, True), ("no_defense", True
 fighter whose policy does not defend."""
 KINDS = {None: w.K_NONE, "disarm": w.K_DISARM, "immobilise": w.K_IMMOBILISE, "stun": w.K_STUN}
 MOMENTS = {w.PH_TURN_L: 0, w.PH_TURN_F: 1, w.PH_TURN_FD: 2, w.PH_POST_L: 0, w.PH_POST_F: 1, w.PH_POST_FD: 2,
-           w.PH_POST_LD: 3, w.PH_POST_FC: 4, w.PH_POST_LS: 5, w.PH_LW_F: 6, w.PH_LW_L: 6}
+           w.PH_POST_LD: 3, w.PH_POST_FC: 4, w.PH_POST_LS: 5, w.PH_LW_F: 6, w.PH_LW_L: 6, w.PH_INIT: 7}
 """Where in the round a decision falls: 0 leads, 1 follows, 2 follows after the leader delayed, 3 leads after
-delaying, 4 resumes its turn, 5 leads after the follower skipped, 6 its last word (aim phases as their posture's)."""
+delaying, 4 resumes its turn, 5 leads after the follower skipped, 6 its last word, 7 takes its stand before the
+fight and will lead the first round (8: and will follow) (aim phases as their posture's)."""
 MOMENT_TEXT = ("leads the round", "follows", "follows, the leader delayed", "leads after delaying",
-               "resumes its turn", "leads after the other skipped", "last word")
+               "resumes its turn", "leads after the other skipped", "last word", "stands before the fight, to lead",
+               "stands before the fight, to follow")
 FEATURES = ("own trauma", "opponent trauma", "own disarmed", "own immobilised", "own stunned", "opponent disarmed",
             "opponent immobilised", "opponent stunned", "own defends", "own moving", "opponent defends",
             "opponent moving", "moment", "actions", "opponent actions", "first round")
-"""What every decider knows (the aim also knows whether it moves this turn: ``moving now``): both fighters' Body
-trauma, aimed-shot effects and postures in force, where in the round it stands (``moment``, :data:`MOMENT_TEXT`),
-its actions in this stretch, the opponent's actions still to come this round, and whether it is the first round."""
+"""What the decider of a turn, a posture or an aim knows (the aim also whether it moves this turn: ``moving now``):
+both fighters' Body trauma, aimed-shot effects and postures in force, where in the round it stands (``moment``,
+:data:`MOMENT_TEXT`), its actions in this stretch, the opponent's actions still to come this round, and whether it is
+the first round."""
+STAND_FEATURES = ("moment",)
+"""What a fighter knows as it takes its stand before the fight: whether it will lead the first round (both are
+fresh)."""
+FINISH_FEATURES = ("own trauma", "opponent trauma", "own disarmed", "own immobilised")
+"""What the winner knows as it takes its posture for its finishing attacks (its aim also knows ``moving now``):
+what the finishing reads."""
+ALL_FEATURES = FEATURES + ("moving now",)
 MAX_STATES = 20_000_000
 """The walk stops past this many states (the budget refuses far earlier; this is the backstop)."""
 
@@ -85,7 +110,7 @@ MAX_STATES = 20_000_000
 class Plan:
     """The packed arrays of :func:`analysis.systems.tun.walk._walk` for one ruleset and two fighters, and for a
     simulator: the attack limits behind ``prof`` (same index), each side's weapon ``(n, b)`` by disarmed, and the
-    limit of its finishing attacks by (disarmed, immobilised)."""
+    limit of its finishing attacks by (disarmed, immobilised, moving, aim)."""
 
     side: np.ndarray
     post: np.ndarray
@@ -136,8 +161,7 @@ def plan(rules: Rules, a: Fighter, b: Fighter) -> Plan:
         r = radices(rules, f, o)
         names = postures(f)
         side[x] = (f.volume, r["trauma"] - 1, r["disarmed"], r["immobilised"], r["stunned"], r["not defending"],
-                   r["moving"], int(f.ranged), len(names), int(not f.defends),
-                   int(f.moving) if r["moving"] > 1 else 0)
+                   r["moving"], int(f.ranged), len(names))
         for k, name in enumerate(names):
             _, nodef, moving = next(p for p in POSTURES if p[0] == name)
             post[x, k] = (nodef, moving)
@@ -145,7 +169,6 @@ def plan(rules: Rules, a: Fighter, b: Fighter) -> Plan:
     prof = np.zeros((2, 2, 2, len(AIMS), 2, 2, 2), dtype=np.int64)
     limits = np.zeros_like(prof)
     weapon = np.zeros((2, 2, 2), dtype=np.int64)
-    helpless = np.zeros((2, 2, 2), dtype=np.int64)
     reach = np.zeros((2, 2), dtype=np.int64)
     tables: dict[tuple, int] = {}
     dists: list[list[tuple[int, int, float]]] = []
@@ -155,8 +178,6 @@ def plan(rules: Rules, a: Fighter, b: Fighter) -> Plan:
             reach[x, dis] = in_reach(rules, acting(f, "disarm", dis))
             armed = acting(f, "disarm", dis)
             weapon[x, dis] = (armed.weapon_n, armed.weapon_b)
-            for imm in range(2):
-                helpless[x, dis, imm] = attack_limit(rules, acting(armed, "immobilise", imm), o, HELPLESS)
             for mv in range(2):
                 for k, aim in enumerate(AIMS if f.ranged else AIMS[:1]):
                     att = acting(f.replace(moving=bool(mv), aim=aim), "disarm", dis)
@@ -182,11 +203,15 @@ def plan(rules: Rules, a: Fighter, b: Fighter) -> Plan:
     aimkind = np.array([KINDS[EFFECTS.get(aim)] if rules.aim_effects != "none" else w.K_NONE for aim in AIMS],
                        dtype=np.int64)
     cap = int(side[:, w.S_CAP].max())
-    fin = np.zeros((2, 2, 2, cap + 1, cap + 1))
+    fin = np.zeros((2, 2, 2, 2, len(AIMS), cap + 1, cap + 1))
+    helpless = np.zeros((2, 2, 2, 2, len(AIMS)), dtype=np.int64)
     for x, (f, o) in enumerate(((a, b), (b, a))):
-        for dis in range(2):
-            for imm in range(2):
-                fin[x, dis, imm] = _finishing(rules, acting(acting(f, "disarm", dis), "immobilise", imm), o, cap)
+        for dis, imm, mv in itertools.product(range(2), repeat=3):
+            for k, aim in enumerate(AIMS if f.ranged else AIMS[:1]):
+                att = acting(acting(f.replace(moving=bool(mv), aim=aim), "disarm", dis), "immobilise", imm)
+                helpless[x, dis, imm, mv, k] = attack_limit(rules, att, o, HELPLESS)
+                if rules.after_out == "finish":
+                    fin[x, dis, imm, mv, k] = _finishing(rules, att, o, cap)
     rl = np.zeros(w.NRULES, dtype=np.int64)
     rl[[w.R_N, w.R_COST, w.R_LW, w.R_LW_DYING, w.R_LW_ACTIONS, w.R_LW_TRAUMA, w.R_STUN, w.R_ALWAYS, w.R_FINISH,
         w.R_MAXOUT]] = (rules.actions_per_turn, rules.initiative_skip_cost, rules.last_word, rules.dying_last_word,
@@ -246,20 +271,22 @@ def run_walk(p: Plan, guess: int) -> Walked:
     return Walked(game, comps)
 
 
-def _decider(comps: np.ndarray) -> np.ndarray:
-    """The side deciding at each state (0 A, 1 B; -1 nobody)."""
+def _decides(comps: np.ndarray, x: int) -> np.ndarray:
+    """Whether side ``x`` decides at each state (both do at the stand before the fight; nobody at the start and
+    the ends)."""
     phase = comps[:, w.PH]
     lead = comps[:, w.LEAD]
-    out = np.where(np.isin(phase, w.LEADER_PHASES), lead, 1 - lead)
-    return np.where(np.isin(phase, (w.PH_START, w.PH_END)), -1, out)
+    decider = np.where(np.isin(phase, w.LEADER_PHASES), lead, 1 - lead)
+    return (phase == w.PH_INIT) | ((decider == x) & ~np.isin(phase, (w.PH_START, w.PH_END)))
 
 
 def _features(rules: Rules, comps: np.ndarray, x: int) -> np.ndarray:
-    """The :data:`FEATURES` (and ``moving now``) of side ``x`` at each state, one row per state."""
+    """The :data:`ALL_FEATURES` of side ``x`` at each state, one row per state."""
     own, opp = 5 + 6 * x, 5 + 6 * (1 - x)
     phase = comps[:, w.PH]
     base = np.where(np.isin(phase, w.AIMINGS), phase - 1, phase)
     moment = np.vectorize(lambda ph: MOMENTS.get(int(ph), -1), otypes=[np.int64])(base)
+    moment += (base == w.PH_INIT) & (comps[:, w.LEAD] != x)
     n = rules.actions_per_turn
     short = n - rules.initiative_skip_cost * comps[:, w.RED]
     leads = np.isin(base, (w.PH_TURN_L, w.PH_POST_L, w.PH_POST_LD, w.PH_POST_LS))
@@ -276,19 +303,19 @@ def _features(rules: Rules, comps: np.ndarray, x: int) -> np.ndarray:
 
 def book(walked: Walked, rules: Rules, x: int, f: Fighter) -> np.ndarray:
     """The action ``f``'s policy takes at each of side ``x``'s decision states (0 elsewhere): a leader delays iff
-    its policy delays, a follower skips iff its policy skips and it is the first round; the policy's posture and
-    aim."""
+    its policy delays, a follower skips iff its policy skips and it is the first round; the policy's posture (also
+    its stand before the fight and for its finishing attacks) and aim (also of its finishing attacks)."""
     comps = walked.comps
     phase = comps[:, w.PH]
-    mine = _decider(comps) == x
+    mine = _decides(comps, x)
     out = np.zeros(comps.shape[0], dtype=np.int64)
     out[mine & (phase == w.PH_TURN_L) & (f.turn_policy == "delay")] = 1
     skip = np.isin(phase, (w.PH_TURN_F, w.PH_TURN_FD)) & (comps[:, w.FIRST] == 1) & (f.turn_policy == "initiative_skip")
     out[mine & skip] = 2
     names = postures(f)
     stance = next(name for name, nodef, moving in POSTURES if nodef == (not f.defends) and moving == f.moving)
-    out[mine & np.isin(phase, w.POSTS)] = names.index(stance)
-    out[mine & np.isin(phase, w.AIMINGS + w.LAST_WORDS)] = AIMS.index(f.aim)
+    out[mine & np.isin(phase, w.POSTS + (w.PH_INIT, w.PH_POST_FIN))] = names.index(stance)
+    out[mine & np.isin(phase, w.AIMINGS + w.LAST_WORDS + (w.PH_AIM_FIN,))] = AIMS.index(f.aim)
     return out
 
 
@@ -314,19 +341,24 @@ def tactics(rules: Rules, a: Fighter, b: Fighter) -> DecisionGame:
     phase = comps[:, w.PH]
     ends = np.flatnonzero(phase == w.PH_END)
     end_pairs = comps[ends][:, [5 + w.T, 11 + w.T]]
-    deciders = _decider(comps)
     decisions, states, features = [], [], []
     for x, side in enumerate("ab"):
         f = fighters[x]
+        mine = _decides(comps, x)
         feats = _features(rules, comps, x)
-        kinds = [("turn", TURN_POLICIES, w.TURNS, FEATURES), ("posture", postures(f), w.POSTS, FEATURES)]
+        kinds = [("turn", TURN_POLICIES, w.TURNS, FEATURES), ("posture", postures(f), w.POSTS, FEATURES),
+                 ("stand", postures(f), (w.PH_INIT,), STAND_FEATURES)]
         if f.ranged:
-            kinds.append(("aim", AIMS, w.AIMINGS + w.LAST_WORDS, FEATURES + ("moving now",)))
+            kinds.append(("aim", AIMS, w.AIMINGS + w.LAST_WORDS, ALL_FEATURES))
+        if rules.after_out == "finish":
+            kinds.append(("finish_posture", postures(f), (w.PH_POST_FIN,), FINISH_FEATURES))
+            if f.ranged:
+                kinds.append(("finish_aim", AIMS, (w.PH_AIM_FIN,), FINISH_FEATURES + ("moving now",)))
         for name, actions, phases, names in kinds:
-            where = np.flatnonzero((deciders == x) & np.isin(phase, phases))
+            where = np.flatnonzero(mine & np.isin(phase, phases))
             decisions.append(Decision(name, side, tuple(actions), tuple(names)))
             states.append(where)
-            features.append(feats[where][:, :len(names)])
+            features.append(feats[where][:, [ALL_FEATURES.index(n) for n in names]])
 
     def scripts(side: str, policy: Mapping[str, Any]) -> np.ndarray:
         x = "ab".index(side)
@@ -348,16 +380,19 @@ def _policies(f: Fighter) -> dict[str, tuple[Any, ...]]:
 
 
 def tactics_states(rules: Rules, a: Fighter, b: Fighter) -> int:
-    """An upper estimate of the decision game's states, without building it: the phases of a round times both
-    fighters' up conditions (with their effects and postures), plus the last words and the ends.
+    """An upper estimate of the decision game's states, without building it: the phases of the start and of a
+    round times both fighters' up conditions (with their effects and postures), plus the last words, the
+    finishing's posture and aim (``after_out = "finish"``), the stands before the fight and the ends.
 
     >>> tactics_states(Rules(), Fighter(body=3), Fighter(body=4))
-    575
+    577
     """
     r = [radices(rules, f, o) for f, o in ((a, b), (b, a))]
     extra = [x["disarmed"] * x["immobilised"] * x["stunned"] * x["not defending"] * x["moving"] for x in r]
     up = [f.volume * e for f, e in zip((a, b), extra)]
     out = [(x["trauma"] - f.volume) * e for f, x, e in zip((a, b), r, extra)]
     aims = 1 + sum(int(f.ranged) for f in (a, b))
-    return int(2 * w.NPH * up[0] * up[1] * aims + out[0] * up[1] + out[1] * up[0]
-               + r[0]["trauma"] * r[1]["trauma"] + 1)
+    phases = w.NPH - 1 - len(w.FINISHING)
+    finishing = 3 if rules.after_out == "finish" else 0
+    return int(2 * phases * up[0] * up[1] * aims + (1 + finishing) * (out[0] * up[1] + out[1] * up[0])
+               + r[0]["trauma"] * r[1]["trauma"] + 3)

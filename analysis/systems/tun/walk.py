@@ -12,6 +12,8 @@ zeroed (the leader's shortened round once it has acted, the first round once
 the follower has decided, the mover's old posture while it chooses a new
 one), so equal futures share one state.
 
+The fight opens with the order (chance), then ``INIT``: both fighters take
+their stand at once (a matrix game), knowing who leads the first round.
 The round, with L the leader and F the other:
 
 - ``TURN_L``: L acts (its posture, its aim, its actions), delays, or skips
@@ -24,15 +26,20 @@ The round, with L the leader and F the other:
 - A stretch of actions (``POST_*`` then ``AIM_*``): the mover picks its
   posture (defend or not, move or not) and, with a ranged weapon in hand, its
   aim; then its actions resolve as chance.  The last word (``LW_*``) is the
-  speaker's aim, then its actions; then the fight ends.  An end folds the
-  winner's finishing attacks (``after_out = "finish"``) into its edges.
+  speaker's aim, then its actions; then the fight ends.
+- With ``after_out = "finish"`` and exactly one fighter up, the loser not
+  dying yet: ``POST_FIN`` (the winner, recorded as the leader, picks its
+  posture: only moving counts, the loser is helpless) and ``AIM_FIN`` (its
+  aim, a ranged weapon in hand); its finishing attacks then resolve as one
+  chance step to the end.  A finishing state keeps only what the finishing
+  reads: both traumas, the winner's disarmed and immobilised.
 
 ``side`` holds per fighter (:data:`S_VOL` ...) its volume, the dying index,
-the radix of each component, whether it aims, its posture actions and its
-policy's posture; ``prof`` maps (attacker, disarmed, moving, aim, mode,
+the radix of each component, whether it aims and its posture actions;
+``prof`` maps (attacker, disarmed, moving, aim, mode,
 target not defending, target moving) to an attack's outcome list in ``dist_*``
 (trauma and hit, per equally grouped roll); ``fin`` the finishing operator per
-winner (disarmed, immobilised).
+winner (disarmed, immobilised, moving, aim).
 """
 
 from __future__ import annotations
@@ -46,17 +53,20 @@ NC = 17
 """Components of a state: the five above, then six per fighter (A's, then B's)."""
 
 (PH_START, PH_END, PH_TURN_L, PH_POST_L, PH_AIM_L, PH_TURN_F, PH_POST_F, PH_AIM_F, PH_TURN_FD, PH_POST_FD,
- PH_AIM_FD, PH_POST_LD, PH_AIM_LD, PH_POST_FC, PH_AIM_FC, PH_POST_LS, PH_AIM_LS, PH_LW_F, PH_LW_L) = range(19)
-NPH = 19
+ PH_AIM_FD, PH_POST_LD, PH_AIM_LD, PH_POST_FC, PH_AIM_FC, PH_POST_LS, PH_AIM_LS, PH_LW_F, PH_LW_L, PH_INIT,
+ PH_POST_FIN, PH_AIM_FIN) = range(22)
+NPH = 22
 TURNS = (PH_TURN_L, PH_TURN_F, PH_TURN_FD)
 POSTS = (PH_POST_L, PH_POST_F, PH_POST_FD, PH_POST_LD, PH_POST_FC, PH_POST_LS)
 AIMINGS = (PH_AIM_L, PH_AIM_F, PH_AIM_FD, PH_AIM_LD, PH_AIM_FC, PH_AIM_LS)
 LAST_WORDS = (PH_LW_F, PH_LW_L)
-LEADER_PHASES = (PH_TURN_L, PH_POST_L, PH_AIM_L, PH_POST_LD, PH_AIM_LD, PH_POST_LS, PH_AIM_LS, PH_LW_L)
-"""Phases whose decider is the round's leader (the others: the follower, or nobody)."""
+FINISHING = (PH_POST_FIN, PH_AIM_FIN)
+LEADER_PHASES = (PH_TURN_L, PH_POST_L, PH_AIM_L, PH_POST_LD, PH_AIM_LD, PH_POST_LS, PH_AIM_LS, PH_LW_L) + FINISHING
+"""Phases whose decider is the round's leader (at a finishing phase: the winner); at ``INIT`` both decide; the
+others: the follower, or nobody."""
 
-S_VOL, S_CAP, S_RDIS, S_RIMM, S_RSTUN, S_RDEF, S_RMOV, S_AIMS, S_NPOST, S_NODEF0, S_MOV0 = range(11)
-NSIDE = 11
+S_VOL, S_CAP, S_RDIS, S_RIMM, S_RSTUN, S_RDEF, S_RMOV, S_AIMS, S_NPOST = range(9)
+NSIDE = 9
 R_N, R_COST, R_LW, R_LW_DYING, R_LW_ACTIONS, R_LW_TRAUMA, R_STUN, R_ALWAYS, R_FINISH, R_MAXOUT = range(10)
 NRULES = 10
 """Packed rules: actions a turn, the skip's cost, the last word (on, when dying, its actions, its trauma), a stun's
@@ -90,10 +100,10 @@ def _phase_flags() -> np.ndarray:
     it is about to choose (-1 nobody, 0 the leader, 1 the follower)."""
     flags = np.zeros((NPH, 4), dtype=np.int64)
     flags[:, 3] = -1
-    flags[[PH_TURN_L, PH_POST_L, PH_AIM_L, PH_TURN_F, PH_TURN_FD], 0] = 1
+    flags[[PH_INIT, PH_TURN_L, PH_POST_L, PH_AIM_L, PH_TURN_F, PH_TURN_FD], 0] = 1
     flags[:, 1] = 1
     flags[[PH_TURN_F, PH_POST_F, PH_AIM_F, PH_POST_FC, PH_AIM_FC, PH_LW_F, PH_LW_L], 1] = 0
-    flags[list(AIMINGS), 2] = 1
+    flags[list(AIMINGS) + [PH_AIM_FIN], 2] = 1
     flags[[PH_POST_L, PH_POST_LD, PH_POST_LS], 3] = 0
     flags[[PH_POST_F, PH_POST_FD, PH_POST_FC], 3] = 1
     return flags
@@ -175,31 +185,46 @@ def _flush(side: np.ndarray, st: tuple) -> None:
 
 
 @njit(cache=True)
-def _end(s: np.ndarray, prob: float, side: np.ndarray, fin: np.ndarray, rl: np.ndarray, st: tuple) -> None:
-    """The fight is over at ``s``: its final pair as a candidate, after the winner's finishing attacks when
-    ``finish``."""
+def _end(s: np.ndarray, prob: float, side: np.ndarray, rl: np.ndarray, st: tuple) -> None:
+    """The fight is over at ``s``: its final pair as a candidate, or the winner's finishing posture when it
+    finishes (``finish``, exactly one fighter up, the loser not dying yet)."""
     cnt, cand, cprob = st[5], st[6], st[7]
+    m = cnt[3]
+    if m >= cprob.size:
+        cnt[2] = 2
+        return
     up_a = s[5 + T] < side[0, S_VOL]
-    up_b = s[11 + T] < side[1, S_VOL]
-    if rl[R_FINISH] == 0 or up_a == up_b:
-        lo, hi, v, row = 0, 0, 0, fin[0, 0, 0, 0]
-    else:
-        w = 0 if up_a else 1
-        v = 1 - w
-        lo, hi = s[5 + 6 * v + T], side[v, S_CAP] + 1
-        row = fin[w, s[5 + 6 * w + DIS], s[5 + 6 * w + IMM], lo]
-    for t2 in range(lo, max(hi, lo + 1)):
-        q = prob if hi == 0 else prob * row[t2]
-        if q > 0.0:
+    w = 0 if up_a else 1
+    bw, bv = 5 + 6 * w, 5 + 6 * (1 - w)
+    cand[m, :] = 0
+    cand[m, PH] = PH_END
+    cand[m, 5 + T], cand[m, 11 + T] = s[5 + T], s[11 + T]
+    if rl[R_FINISH] != 0 and up_a != (s[11 + T] < side[1, S_VOL]) and s[bv + T] < side[1 - w, S_CAP]:
+        cand[m, PH], cand[m, LEAD] = PH_POST_FIN, w
+        cand[m, bw + DIS], cand[m, bw + IMM] = s[bw + DIS], s[bw + IMM]
+    cprob[m] = prob
+    cnt[3] += 1
+
+
+@njit(cache=True)
+def _finish(s: np.ndarray, mv: int, aim: int, side: np.ndarray, fin: np.ndarray, st: tuple) -> None:
+    """The finishing attacks of the winner (``s[LEAD]``), moving or not (``mv``) and with ``aim``: the final pairs
+    as candidates."""
+    cnt, cand, cprob = st[5], st[6], st[7]
+    w = s[LEAD]
+    bw, bv = 5 + 6 * w, 5 + 6 * (1 - w)
+    lo = s[bv + T]
+    row = fin[w, s[bw + DIS], s[bw + IMM], mv, aim, lo]
+    for t2 in range(lo, side[1 - w, S_CAP] + 1):
+        if row[t2] > 0.0:
             m = cnt[3]
             if m >= cprob.size:
                 cnt[2] = 2
                 return
-            cand[m, :] = s
+            cand[m, :] = 0
             cand[m, PH] = PH_END
-            if hi > 0:
-                cand[m, 5 + 6 * v + T] = t2
-            cprob[m] = q
+            cand[m, bw + T], cand[m, bv + T] = s[bw + T], t2
+            cprob[m] = row[t2]
             cnt[3] += 1
 
 
@@ -369,7 +394,7 @@ def _enter(s: np.ndarray, post: int, rl: np.ndarray) -> None:
 def _resolve(s: np.ndarray, post: int, aim: int, tmv: int, pk: tuple, memo: tuple, st: tuple) -> None:
     """The stretch of posture phase ``post`` played with ``aim`` and ``tmv`` from ``s``: its outcomes as candidate
     edges, each followed by what comes next (the next decision, a last word, or the end)."""
-    side, fin, rl = pk[0], pk[9], pk[10]
+    side, rl = pk[0], pk[10]
     cnt, cand, cprob = st[5], st[6], st[7]
     n = rl[R_N]
     nl = n - rl[R_COST] * s[RED]
@@ -398,7 +423,7 @@ def _resolve(s: np.ndarray, post: int, aim: int, tmv: int, pk: tuple, memo: tupl
             cprob[m] = q
             cnt[3] += 1
         elif word < 0 or rl[R_LW] == 0 or (rl[R_LW_DYING] == 0 and o[M_TY] >= side[y, S_CAP]):
-            _end(row, q, side, fin, rl, st)
+            _end(row, q, side, rl, st)
         elif side[y, S_AIMS] != 0 and o[M_DY] == 0:
             row[PH] = PH_LW_F if word == 1 else PH_LW_L
             _add(row, q, st)
@@ -410,7 +435,7 @@ def _resolve(s: np.ndarray, post: int, aim: int, tmv: int, pk: tuple, memo: tupl
 @njit(cache=True)
 def _last_word(s: np.ndarray, y: int, aim: int, prob: float, pk: tuple, memo: tuple, st: tuple) -> None:
     """Fighter ``y``'s last word with ``aim`` from ``s``, then the end (candidate edges)."""
-    side, fin, rl = pk[0], pk[9], pk[10]
+    side, rl = pk[0], pk[10]
     start, count = _outcomes(s, y, rl[R_LW_ACTIONS], aim, 0, LAST_WORD_MODE, pk, memo)
     by, bx = 5 + 6 * y, 5 + 6 * (1 - y)
     row = s.copy()
@@ -418,7 +443,7 @@ def _last_word(s: np.ndarray, y: int, aim: int, prob: float, pk: tuple, memo: tu
         o = memo[2][r]
         row[by + STUN], row[by + T] = o[M_SX], o[M_TX]
         row[bx + T], row[bx + DIS], row[bx + IMM], row[bx + STUN] = o[M_TY], o[M_DY], o[M_IY], o[M_SY]
-        _end(row, prob * memo[3][r], side, fin, rl, st)
+        _end(row, prob * memo[3][r], side, rl, st)
 
 
 def _table(n: int) -> int:
@@ -433,8 +458,7 @@ def _walk(pk: tuple, p_first: np.ndarray, rad: np.ndarray, max_states: int, max_
     :class:`~analysis.engine.game.Game`'s arrays (state 0 the start); status 0: done, 1: more than ``max_states``
     states, 2: more than ``max_edges`` edges or stretch outcomes (the caller retries with more room).  ``slots``
     and ``memo_slots`` size the hash tables (powers of two, :func:`_table`)."""
-    side, post = pk[0], pk[1]
-    rl = pk[10]
+    side, post, fin, rl = pk[0], pk[1], pk[9], pk[10]
     mult = np.ones(NC, dtype=np.int64)
     for i in range(1, NC):
         mult[i] = mult[i - 1] * rad[i - 1]
@@ -473,24 +497,38 @@ def _walk(pk: tuple, p_first: np.ndarray, rad: np.ndarray, max_states: int, max_
             for f in range(2):
                 if p_first[f] > 0.0:
                     t[:] = s
-                    t[PH] = PH_TURN_L
+                    t[PH] = PH_INIT
                     t[LEAD] = f
                     t[FIRST] = 1
-                    for x in range(2):
-                        t[5 + 6 * x + NODEF] = side[x, S_NODEF0]
-                        t[5 + 6 * x + MOV] = side[x, S_MOV0]
                     _add(t, p_first[f], st)
             _flush(side, st)
             n_opt += 1
             k += 1
             continue
+        if ph == PH_INIT:
+            na[k], nb[k] = side[0, S_NPOST], side[1, S_NPOST]
+            if n_opt + na[k] * nb[k] + 1 >= edge_of.size:
+                cnt[2] = 2
+                break
+            for i in range(na[k]):
+                for j in range(nb[k]):
+                    edge_of[n_opt] = cnt[1]
+                    t[:] = s
+                    t[PH] = PH_TURN_L
+                    t[5 + NODEF], t[5 + MOV] = post[0, i, 0], post[0, i, 1]
+                    t[11 + NODEF], t[11 + MOV] = post[1, j, 0], post[1, j, 1]
+                    _add(t, 1.0, st)
+                    _flush(side, st)
+                    n_opt += 1
+            k += 1
+            continue
         leader = ph == PH_TURN_L or ph == PH_POST_L or ph == PH_AIM_L or ph == PH_POST_LD or ph == PH_AIM_LD \
-            or ph == PH_POST_LS or ph == PH_AIM_LS or ph == PH_LW_L
+            or ph == PH_POST_LS or ph == PH_AIM_LS or ph == PH_LW_L or ph == PH_POST_FIN or ph == PH_AIM_FIN
         x = lead if leader else 1 - lead
         turn = ph == PH_TURN_L or ph == PH_TURN_F or ph == PH_TURN_FD
         words = ph == PH_LW_F or ph == PH_LW_L
         aiming = ph == PH_AIM_L or ph == PH_AIM_F or ph == PH_AIM_FD or ph == PH_AIM_LD or ph == PH_AIM_FC \
-            or ph == PH_AIM_LS
+            or ph == PH_AIM_LS or ph == PH_AIM_FIN
         count = 3 if turn else 7 if (words or aiming) else side[x, S_NPOST]
         if x == 0:
             na[k], nb[k] = count, 1
@@ -519,6 +557,15 @@ def _walk(pk: tuple, p_first: np.ndarray, rad: np.ndarray, max_states: int, max_
                 _add(t, 1.0, st)
             elif words:
                 _last_word(t, x, act, 1.0, pk, memo, st)
+            elif ph == PH_POST_FIN:
+                if side[x, S_AIMS] != 0 and s[5 + 6 * x + DIS] == 0:
+                    t[PH] = PH_AIM_FIN
+                    t[TMV] = post[x, act, 1]
+                    _add(t, 1.0, st)
+                else:
+                    _finish(t, post[x, act, 1], 0, side, fin, st)
+            elif ph == PH_AIM_FIN:
+                _finish(t, s[TMV], act, side, fin, st)
             elif aiming:
                 _resolve(t, ph - 1, act, s[TMV], pk, memo, st)
             else:
