@@ -38,7 +38,7 @@ report: $(CORE)  ## write the report into reports/ (core install only)
 
 test: $(VENV)/.installed-test  ## run the whole test suite on every core (installs the test extras)
 	$(SAY) "running the tests"
-	@$(BIN)/python -m pytest -n auto
+	@$(BIN)/python -m pytest -n auto --durations=15
 
 test-fast: $(VENV)/.installed-test  ## the edit-test loop: every test but the browser, notebook and process ones, on every core
 	$(SAY) "running the fast tests (make test runs them all)"
