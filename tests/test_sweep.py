@@ -753,3 +753,58 @@ def test_a_play_the_sweep_cannot_use_is_refused(tmp_path, head, word):
     config = write(tmp_path, f"[sweep]\n{head}\n\n[systems.onesix]\n")
     with pytest.raises(DicelabError, match=word):
         sweep.expand(sweep.load_config(config))
+
+
+# ------------------------------------------------------------------ group fights
+def test_a_group_sweep_is_the_exact_group_chain_and_one_against_one_the_duel(tmp_path):
+    """``kind = "group"``: sides written as on the command line (side files read beside the config); a one-fighter
+    side is the duel, a larger one the exact group chain, every row naming its sides; Monte Carlo rows agree with the
+    exact chain within 4 SE."""
+    from analysis.fights.budget import exact_duel, exact_group
+    from analysis.fights.fighters import load_fighter
+    from analysis.systems import get_system
+
+    (tmp_path / "party.toml").write_text('side = ["novice_armed", "trained_armed"]\n', encoding="utf-8")
+    config = write(tmp_path, """
+[sweep]
+kind = "group"
+
+[systems.tun]
+a = { side = ["trained_armed", "party.toml"] }
+b = { side = ["novice_armed", "2*novice_armed"] }
+""")
+    out = tmp_path / "groups.parquet"
+    sweep.run_sweep(config, out, workers=1)
+    df = pd.read_parquet(out).set_index(["a_side", "b_side"])
+    tun = get_system("tun")
+    hero, mook = load_fighter(tun, "trained_armed"), load_fighter(tun, "novice_armed")
+    assert df.loc[("trained_armed", "novice_armed"), "p_a_wins"] == pytest.approx(
+        exact_duel(tun, tun.rules(), hero, mook).solution.p_a_wins, abs=1e-12)
+    party = exact_group(tun, tun.rules(), [mook, hero], [mook, mook]).solution
+    assert df.loc[("party.toml", "2*novice_armed"), "p_a_wins"] == pytest.approx(party.p_a_wins, abs=1e-12)
+    assert list(df["b_fighters"]) == [1, 2, 1, 2] and set(df["kind"]) == {"group"}
+    mc = write(tmp_path, """
+[sweep]
+kind = "group"
+method = "monte_carlo"
+n = 4000
+seed = 3
+
+[systems.tun]
+a = { side = "trained_armed" }
+b = { side = "2*novice_armed" }
+""", "mc.toml")
+    sweep.run_sweep(mc, tmp_path / "mc.csv", workers=1)
+    row = pd.read_csv(tmp_path / "mc.csv").iloc[0]
+    two = exact_group(tun, tun.rules(), [hero], [mook, mook]).solution
+    assert abs(row["p_a_wins"] - two.p_a_wins) <= 4 * max(row["se_p_a_wins"], 1 / 4000)
+
+
+@pytest.mark.parametrize("body,word", [('a = { side = "0*red" }\nb = { side = "red" }', "count 0"),
+                                       ('a = { archetype = "red" }\nb = { side = "red" }', "archetype"),
+                                       ('a = { side = "red" }\nb = { side = "red" }', "not available")])
+def test_a_bad_group_block_is_refused_naming_its_key(tmp_path, body, word):
+    system = "onesix" if word == "not available" else "tun"
+    config = write(tmp_path, f'[sweep]\nkind = "group"\n\n[systems.{system}]\n{body}\n')
+    with pytest.raises(DicelabError, match=word):
+        sweep.expand(sweep.load_config(config))

@@ -30,7 +30,7 @@ from analysis.fights.tactics import PLAYS
 from analysis.systems import SYSTEM_IDS, get_system
 from analysis.tools.house_rules import load_rules, parse_rules
 
-KINDS = ("check", "exchange", "duel")
+KINDS = ("check", "exchange", "duel", "group")
 METHODS = ("exact", "monte_carlo")
 MODELS = ("full", "exact")
 MAX_CASES = 1_000_000
@@ -141,8 +141,8 @@ class Method:
             if getattr(self, name) is None:
                 raise ParamError(name, None, f"{spec.allowed} (method = \"monte_carlo\" needs it)")
             spec.validate(name, getattr(self, name))
-        if self.kind == "check" and self.model is not None:
-            raise ParamError("model", self.model, 'nothing with kind = "check" (it chooses the duel model)')
+        if self.kind in ("check", "group") and self.model is not None:
+            raise ParamError("model", self.model, f'nothing with kind = "{self.kind}" (it chooses the duel model)')
         if self.kind == "duel":
             object.__setattr__(self, "model", SWEEP_SPECS["model"].validate("model", self.model or "full"))
 
@@ -318,12 +318,14 @@ def _block(sid: str, body: Any, key: str, method: Method, source: str, base_dir:
                               "check" in body)
     else:
         for side in ("a", "b"):
-            allowed = "a fighter table: archetype = NAME or file = PATH, and parameters"
+            allowed = ('a side table: side = "3*trained_armed,veteran" (or a list of sides to sweep)'
+                       if method.kind == "group" else "a fighter table: archetype = NAME or file = PATH, and parameters")
             fighter = _table(body, side, source, allowed, f"{key}.")
             if not fighter:
                 raise _bad(source, f"{key}.{side}", fighter, f"{allowed}; an empty table is refused rather than read "
                            "as a default fighter")
-            grid[side] = _fighter_axes(fighter, f"{key}.{side}", system, source, base_dir)
+            grid[side] = (_axes(fighter, f"{key}.{side}", {"side": Text()}, source) if method.kind == "group"
+                          else _fighter_axes(fighter, f"{key}.{side}", system, source, base_dir))
     if options:
         specs = importlib.import_module(f"sims.{sid}").Options.specs()
         grid["options"] = _axes(body.get("options", {}), f"{key}.options", specs, source, "options" in body)

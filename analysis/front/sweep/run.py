@@ -20,7 +20,7 @@ from analysis.base.interrupt import signals
 from analysis.base.params import DicelabError
 from analysis.base.progress import Progress
 from analysis.engine.assumptions import declared
-from analysis.fights.budget import check_duel
+from analysis.fights.budget import check_duel, check_group
 from analysis.front.sweep.config import SweepConfig, load_config
 from analysis.front.sweep.expand import Sweep, expand
 from analysis.front.sweep.journal import Journal
@@ -70,14 +70,14 @@ def _todo(sweep: Sweep, journal: Journal) -> np.ndarray:
 
 
 def check_memory(sweep: Sweep, max_memory: float | None = None) -> None:
-    """Every exact duel of the sweep under the memory ceiling (:func:`analysis.fights.budget.check_duel`), or a refusal
-    naming the first that is not, before anything is written."""
-    if (sweep.method.method, sweep.method.kind) != ("exact", "duel"):
+    """Every exact duel or group fight of the sweep under the memory ceiling (:func:`analysis.fights.budget.check_duel`,
+    ``check_group``), or a refusal naming the first that is not, before anything is written."""
+    if sweep.method.method != "exact" or sweep.method.kind not in ("duel", "group"):
         return
+    check = check_duel if sweep.method.kind == "duel" else check_group
     for case in sweep.cases():
         try:
-            check_duel(get_system(case.system), case.rules, case.a, case.b, limit_gb=max_memory,
-                       option="--max-memory GB")
+            check(get_system(case.system), case.rules, case.a, case.b, limit_gb=max_memory, option="--max-memory GB")
         except DicelabError as err:
             raise DicelabError(f"{sweep.config.source}: case {case.index} ({case.system}): {err}") from None
 

@@ -11,15 +11,16 @@ import numpy as np
 
 from analysis.base.params import DicelabError
 from analysis.engine.results import strict
+from analysis.fights.budget import exact_group
 from analysis.fights.play import played_duel
 from analysis.front.sweep.config import Method
 from analysis.front.sweep.expand import Case
 from analysis.systems import get_system
 
-BATCH = {"check": 256, "exchange": 64, "duel": 4}
+BATCH = {"check": 256, "exchange": 64, "duel": 4, "group": 1}
 """Most cases per batch of exact work (Monte Carlo: one case per batch): a kill loses at most the batches in flight."""
 ECHOED = frozenset({"system", "model", "method", "variants", "params", "a", "b", "attacker", "defender", "options",
-                    "n", "seed"})
+                    "n", "seed", "side_a", "side_b"})
 """Keys of a result's ``to_dict()`` that echo the inputs: the case's own input columns hold them."""
 
 
@@ -83,14 +84,18 @@ def compute(method: Method, case: Case) -> dict[str, Any]:
             result = system.check(case.rules, case.args)
         elif method.play != "book":
             result = played_duel(system, case.rules, case.a, case.b, method.play)
+        elif method.kind == "group":
+            result = exact_group(system, case.rules, case.a, case.b)
         else:
             result = getattr(system, method.kind)(case.rules, case.a, case.b)
     else:
-        from sims.api import simulate_check, simulate_duel
+        from sims.api import simulate_check, simulate_duel, simulate_group
 
         seed = case_seed(method.seed or 0, case.case_id)
         if method.kind == "check":
             result = simulate_check(case.system, case.rules, case.args, method.n, seed=seed, workers=1)
+        elif method.kind == "group":
+            result = simulate_group(case.system, case.rules, case.a, case.b, method.n, seed=seed, workers=1)
         else:
             result = simulate_duel(case.system, case.rules, case.a, case.b, method.n, seed=seed,
                                    model=method.model or "full", options=case.options, workers=1)
