@@ -111,7 +111,7 @@ def _file_side(system: System, spec: str, what: str) -> tuple[Any, ...] | None:
     fighters: list[Any] = []
     for i, entry in enumerate(entries):
         if isinstance(entry, str):
-            fighters += parse_side(system, _beside(path, system, entry), f"{where}, side[{i}]")
+            fighters += parse_side(system, beside(system, entry, path.parent), f"{where}, side[{i}]")
         elif isinstance(entry, dict):
             entry = dict(entry)
             count = entry.pop("count", 1)
@@ -127,9 +127,14 @@ def _file_side(system: System, spec: str, what: str) -> tuple[Any, ...] | None:
     return tuple(fighters)
 
 
-def _beside(path: Path, system: System, text: str) -> str:
-    """A side's text with each file it names made relative to the folder of the side file ``path``."""
-    return ",".join(f"{count}*{path.parent / spec}" if spec.lower().endswith((".toml", ".json")) and
+def beside(system: System, text: str, folder: Path) -> str:
+    """A side's text with each fighter or side file it names read relative to ``folder``.
+
+    >>> from analysis.systems import get_system
+    >>> beside(get_system("tun"), "2*party.toml,red", Path("cfg"))
+    '2*cfg/party.toml,1*red'
+    """
+    return ",".join(f"{count}*{folder / spec}" if spec.lower().endswith((".toml", ".json")) and
                     not Path(spec).is_absolute() else f"{count}*{spec}" for count, spec in split_side(system, text))
 
 

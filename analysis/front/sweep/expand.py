@@ -31,7 +31,7 @@ from analysis.base.params import DicelabError, Validated
 from analysis.engine.combat import describe_fighter
 from analysis.engine.system import System
 from analysis.fights.fighters import archetype, load_fighter
-from analysis.fights.sides import parse_side
+from analysis.fights.sides import beside, parse_side
 from analysis.front.sweep.config import Axes, Block, ConfigError, SweepConfig, points
 from analysis.systems import get_system
 
@@ -221,7 +221,7 @@ def _grid(block: Block, head: dict[str, Any], config: SweepConfig) -> Grid:
     for side, axes in (("a", block.a), ("b", block.b)):
         if config.method.kind == "group":
             texts = [p["side"] for p in points(axes)] if axes is not None else []
-            made = _build(lambda p: parse_side(system, _beside_config(p["side"], config.base_dir), f"{key}.{side}"),
+            made = _build(lambda p: parse_side(system, beside(system, p["side"], config.base_dir), f"{key}.{side}"),
                           axes, f"{key}.{side}", source)
             sides.append(tuple(tuple(Part.of(f, side, {"side": text, "fighters": len(f)})
                                      for f, text in zip(made, texts)) for _ in rules))
@@ -241,18 +241,6 @@ def _build(make: Any, axes: Axes | None, key: str, source: str) -> list[Any]:
         return [make(p) for p in points(axes)]
     except DicelabError as err:
         raise ConfigError(f"{source}: {key}: {err}") from None
-
-
-def _beside_config(text: str, base_dir: Path) -> str:
-    """A side's text with each fighter or side file it names read relative to the config's folder."""
-    out = []
-    for chunk in text.split(","):
-        count, star, spec = chunk.rpartition("*") if "*" in chunk else ("", "", chunk)
-        path = spec.strip()
-        if path.lower().endswith((".toml", ".json")) and not Path(path).is_absolute():
-            spec = str(base_dir / path)
-        out.append(f"{count}{star}{spec}")
-    return ",".join(out)
 
 
 def _fighter(system: System, point: Mapping[str, Any], side: str, base_dir: Path) -> Any:
