@@ -125,3 +125,21 @@ def test_same_seed_same_numbers():
     assert a.equals(b) and set(a["system"]) == set(crowds.GROUPED)
     fit = crowds.exponents(a)
     assert (fit["k_lo"] < fit["k"]).all() and (fit["k"] < fit["k_hi"]).all()
+
+
+def test_the_example_sweep_holds_the_crowd_figures_data(crowd, tmp_path):
+    """examples/sweeps/report_crowd.toml (every point by Monte Carlo) agrees with the report's crowd table (exact up
+    to three fighters) within 4 combined SE at every count."""
+    from pathlib import Path
+
+    from analysis.front import sweep
+
+    config = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "report_crowd.toml"
+    out = tmp_path / "crowd.parquet"
+    sweep.run_sweep(config, out, workers=1)
+    rows = pd.read_parquet(out)
+    rows["count"] = rows["b_fighters"]
+    both = rows.merge(crowd, on=["system", "count"], suffixes=("_sweep", "_report"))
+    assert len(both) == len(crowd) == 3 * 4
+    se = np.sqrt(both["se_p_a_wins"] ** 2 + both["se"].fillna(0) ** 2)
+    assert (np.abs(both["p_a_wins_sweep"] - both["p_a_wins_report"]) <= 4 * np.maximum(se, 1e-4)).all()
