@@ -9,7 +9,6 @@ interval; sides written as on the command line (``2*trained_armed,veteran``).
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -20,7 +19,7 @@ from analysis.engine.results import house_rules_echo
 from analysis.fights.sides import parse_side
 from analysis.front.app import views
 from analysis.front.app.controls import fid, rules_panel, section, system_select
-from analysis.front.app.model import rules_of, system_of, typed
+from analysis.front.app.model import command, rules_of, system_of, typed
 from analysis.front.app.state import on_screen
 from analysis.front.app.text import number, t
 from analysis.tools.encounter import Encounter, encounter
@@ -63,11 +62,9 @@ def compute(state: Mapping[str, str]) -> Result:
     w = {k: typed(state.get(k, DEFAULTS[k]), CASTS[k], k == "p") for k in CASTS}
     res = encounter(system, rules, side_a, unit_b, p=w["p"], max_count=w["max"], n=w["n"], seed=w["seed"],
                     workers=1)
-    words = ["dicelab", "encounter", system.id, "--a", state.get("sa", DEFAULTS["sa"]), "--b",
-             state.get("sb", DEFAULTS["sb"])] + [x for k in ("p", "max", "n", "seed")
-                                                 for x in (f"--{k}", str(state.get(k, DEFAULTS[k])))]
-    words += [x for k, v in state.items() if k.startswith("r.") for x in ("--variant", f"{k[2:]}={v}")]
-    return Result(system.id, res, shlex.join(words))
+    extra = {"a": state.get("sa", DEFAULTS["sa"]), "b": state.get("sb", DEFAULTS["sb"]),
+             **{k: str(state.get(k, DEFAULTS[k])) for k in ("p", "max", "n", "seed")}}
+    return Result(system.id, res, command("encounter", state, extra))
 
 
 def view(res: Result, state: Mapping[str, str], lang: str) -> tuple[list[Any], dict[str, pd.DataFrame]]:
