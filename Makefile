@@ -37,8 +37,10 @@ report: $(CORE)  ## write the report into reports/ (core install only)
 	@$(BIN)/dicelab report --out reports
 
 test: $(VENV)/.installed-test  ## run the whole test suite on every core (installs the test extras)
+	$(SAY) "compiling the numba kernels once, before the test workers start"
+	@$(BIN)/python -m tests.warm
 	$(SAY) "running the tests"
-	@$(BIN)/python -m pytest -n auto --durations=15
+	@$(BIN)/python -m pytest -n auto --dist loadfile --durations=15
 
 test-fast: $(VENV)/.installed-test  ## the edit-test loop: every test but the browser, notebook and process ones, on every core
 	$(SAY) "running the fast tests (make test runs them all)"

@@ -59,10 +59,22 @@ def tables():
 
 
 @pytest.fixture(scope="module")
-def russian(tmp_path_factory):
+def russian_dir(tmp_path_factory, tables):
+    """The default report in Russian, from the same tables (none depends on the language)."""
     out = tmp_path_factory.mktemp("ru")
-    build_report(out, lang="ru")
-    return (out / "index.html").read_text(encoding="utf-8")
+    build_report(out, lang="ru", tables=tables)
+    return out
+
+
+@pytest.fixture(scope="module")
+def russian(russian_dir):
+    return (russian_dir / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_russian_report_carries_the_english_reports_data(report, russian_dir):
+    """Tables computed once serve both languages: every data file of the Russian report is the English one's."""
+    for csv in sorted(report.glob("*.csv")):
+        assert (russian_dir / csv.name).read_bytes() == csv.read_bytes(), csv.name
 
 
 def _visible(page: str) -> str:
@@ -320,7 +332,7 @@ def test_lethality_curve_is_the_duel_at_each_allowance(sid):
 
 def test_lethal_at_dead_is_not_defined_where_a_system_has_no_dead():
     setup = Setup.build(rules={s: {"lethal_at": "dead"} for s in SYSTEM_IDS})
-    t = lethality.compare(setup)["lethality"]
+    t = pd.concat([lethality.finishing(s, setup) for s in SYSTEM_IDS], ignore_index=True)
     missing = set(t[t["p_killed"].isna()]["system"])
     assert missing == {s for s in SYSTEM_IDS if get_system(s).levels.get("dead") is None}
     chart = plots.lethality(t)
@@ -413,8 +425,9 @@ def test_compare_draws_every_figure_against_a_baseline(tmp_path):
     df = pd.read_csv(tmp_path / "success_curves.csv")
     assert set(df["setup"]) == {"heroic campaign", "default"}
     assert '"heroic campaign: Tri-Stat dX"' in page or "heroic campaign: Tri-Stat dX" in page
+    tables = compute(mine, ("checks", "lethality"))
     for item in (i for i in ITEMS if i.section in ("checks", "lethality")):
-        chart = plots.CHARTS[item.name](compute(mine, ("checks", "lethality"))[item.table])
+        chart = plots.CHARTS[item.name](tables[item.table])
         assert mpimg.imread(tmp_path / f"{item.name}.png").shape[1] > 900
         assert len(chart.panels) >= 1
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -337,18 +337,21 @@ def _chart(item: Item, tables: dict[str, pd.DataFrame], setup: Setup, lang: str)
 
 
 def build_report(out: str | Path = "reports", lang: str = "en", sections: Iterable[str] = SECTIONS,
-                 setup: Setup | None = None, baseline: Setup | None = None, command: str = "") -> list[Path]:
+                 setup: Setup | None = None, baseline: Setup | None = None, command: str = "",
+                 tables: Mapping[str, pd.DataFrame] | None = None) -> list[Path]:
     """Write ``index.html``, every figure (PNG) and table (CSV; the check tables also as Markdown) into ``out``.
 
     With ``baseline`` every figure is drawn twice, side by side on shared scales, and a section compares
-    the two setups' rules (checks, archetype duels, worth of +1).
+    the two setups' rules (checks, archetype duels, worth of +1).  ``tables`` are the setup's tables already
+    computed (``compute(setup, sections)``: none depends on the language), so the same numbers can be written
+    in another language without computing them again.
     """
     lang = Choice(LANGS).validate("lang", lang)
     sections = [Choice(SECTIONS).validate("sections", s) for s in sections]
     setup = _named(setup or Setup.build(name="default"), lang)
     baseline = _named(baseline, lang) if baseline is not None else None
     out = Path(out)
-    mine = compute(setup, sections)
+    mine = dict(tables) if tables is not None else compute(setup, sections)
     base = compute(baseline, sections) if baseline is not None else None
     written: list[Path] = []
     body: list[str] = []
