@@ -8,16 +8,26 @@ how the state count and time grow with B's reflexes (A at 8) and with the track 
 needed for the exact answer's accuracy on P(A wins) (1e-4: n = p(1 - p) / 1e-8).  Times are CPU seconds of this
 process (``time.process_time``), steadier than wall time on a shared machine.
 
+``--against REV`` times 2K's duels instead under this tree's code and under ``REV``'s (checked out in a temporary
+git worktree, its kernels compiled there first), each in its own process, alternately ``--rounds`` times (the
+least time of each pairing kept), and prints both and their ratio: the 100 cold solves' median and largest and
+the first duel of a fresh process.
+
     python benchmarks/bench_duels.py [--repeat 3] [--systems onesix] [--mc-n 1000000]
+    python benchmarks/bench_duels.py --against HEAD~3 [--rounds 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from analysis.fights.fighters import archetypes, load_fighter
 from analysis.systems import SYSTEM_IDS, get_system
@@ -70,6 +80,59 @@ def first_in_process() -> float:
     return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
+def onesix_times() -> dict[str, list[float] | float]:
+    """2K's cold solve of every ordered archetype pairing (the duel cache cleared) and the first duel of a fresh
+    process, in CPU seconds."""
+    from analysis.systems.onesix import solver
+
+    first = first_in_process()
+    system = get_system("onesix")
+    rules = system.rules()
+    fighters = {n: load_fighter(system, n) for n in archetypes("onesix")}
+    cold = []
+    for a in fighters.values():
+        for b in fighters.values():
+            solver.economy_duel.cache_clear()
+            t = cpu()
+            system.duel(rules, a, b)
+            cold.append(cpu() - t)
+    return {"cold": cold, "first": first}
+
+
+def against(rev: str, rounds: int) -> None:
+    """:func:`onesix_times` under this tree and under ``rev`` (a temporary git worktree), alternately."""
+    here = Path(__file__).resolve().parents[1]
+
+    def run(root: Path, *args: str) -> str:
+        env = dict(os.environ, PYTHONPATH=str(root))
+        return subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True,
+                              check=True).stdout
+
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        subprocess.run(["git", "-C", str(here), "worktree", "add", "--detach", str(old), rev], check=True,
+                       capture_output=True)
+        try:
+            warm = ("from analysis.systems import get_system\nfrom analysis.fights.fighters import load_fighter\n"
+                    "s = get_system('onesix'); a = load_fighter(s, 'trained_armed'); s.duel(s.rules(), a, a)")
+            run(old, "-c", warm)  # its kernels compiled into its own numba cache first
+            times: dict[str, list[dict]] = {"old": [], "new": []}
+            for _ in range(rounds):
+                for name, root in (("old", old), ("new", here)):
+                    times[name].append(json.loads(run(root, str(Path(__file__).resolve()), "--times-json")))
+        finally:
+            subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force", str(old)], check=True)
+    best = {name: {"cold": [min(x) for x in zip(*(r["cold"] for r in runs))], "first": min(r["first"] for r in runs)}
+            for name, runs in times.items()}
+    print(f"2K cold solves of the {len(best['new']['cold'])} archetype pairings and the first duel of a fresh "
+          f"process (ms, CPU; least of {rounds} alternating runs each)")
+    print(f"{'':>12} {'median':>8} {'max':>8} {'first':>8}")
+    rows = {name: (statistics.median(b["cold"]), max(b["cold"]), b["first"]) for name, b in best.items()}
+    for name, label in (("old", rev), ("new", "this tree")):
+        print(f"{label:>12} " + " ".join(f"{v * 1e3:>8.0f}" for v in rows[name]))
+    print(f"{'new / old':>12} " + " ".join(f"{n / o:>8.2f}" for n, o in zip(rows["new"], rows["old"])))
+
+
 def onesix_growth(mc_n: int) -> None:
     from analysis.systems.onesix import solver
     from sims.api import simulate_duel
@@ -106,7 +169,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--systems", nargs="*", default=list(SYSTEM_IDS))
     parser.add_argument("--mc-n", type=int, default=1_000_000)
+    parser.add_argument("--against", metavar="REV", help="time 2K's duels here and at this git revision instead")
+    parser.add_argument("--rounds", type=int, default=2, help="--against: alternating runs of each tree")
+    parser.add_argument("--times-json", action="store_true", help=argparse.SUPPRESS)
     ns = parser.parse_args()
+    if ns.times_json:
+        print(json.dumps(onesix_times()))
+        return
+    if ns.against:
+        against(ns.against, ns.rounds)
+        return
     if "onesix" in ns.systems:
         print(f"2K: first duel in a fresh process {first_in_process() * 1e3:.0f} ms (kernels from numba's cache)\n")
     print(f"{'system':<8} {'pairs':>5} {'cold med':>9} {'cold max':>9} {'warm med':>9} {'warm max':>9} "

@@ -299,81 +299,82 @@ def _put(bk: np.ndarray, bp: np.ndarray, n: int, key: int, p: float) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _block_ways(ia: int, ib: int, fs: np.ndarray, pr: np.ndarray, stay: np.ndarray, start: np.ndarray,
+                hits: np.ndarray, hp: np.ndarray, wy_p: np.ndarray, wy_i: np.ndarray, wy_start: np.ndarray) -> None:
+    """Every way of every attack from the chain indices (ia, ib), once per block of conditions: ways of side
+    ``att`` (0: A) with the defender's ``parry`` in ``wy_start[2 * att + parry]`` to ``wy_start[2 * att + parry +
+    1]``, by mode, the no-effect way first, then the hits: the probability ``wy_p``, and in ``wy_i`` the defender's
+    new index, the IN it loses at once, whether it is still up, the attacker's new index, and the way's kind (0 a
+    hit; 1 no effect, the weapon as it is; 2 no effect, the weapon broken: ``M_BREAKS``)."""
+    y = 0
+    for att in range(2):
+        dfn = 1 - att
+        j_att, j_dfn = (ia, ib) if att == 0 else (ib, ia)
+        wa_, sa_, _, ga = _cond(j_att, fs[att], pr)
+        w, s, k, g = _cond(j_dfn, fs[dfn], pr)
+        first, last = _mode_range(att, ga, fs)
+        for parry in range(2):
+            wy_start[2 * att + parry] = y
+            base = _combo(max(wa_, sa_), max(w, s), k, parry, fs[dfn, F_NWEAR], pr) * fs[att, F_NMODES]
+            for mode in range(first, last):
+                combo = base + mode
+                j_now = j_att + (mode == M_BREAKS)
+                wy_p[y] = stay[att, combo]
+                wy_i[0, y], wy_i[1, y], wy_i[2, y], wy_i[3, y] = j_dfn, 0, 1, j_now
+                wy_i[4, y] = 2 if mode == M_BREAKS else 1
+                y += 1
+                for h in range(start[att, combo], start[att, combo + 1]):
+                    w2, s2, k2, drop = _land(w, s, k, hits[att, 0, h], hits[att, 1, h], hits[att, 2, h],
+                                             fs[dfn, F_TRAIN], fs[dfn, F_PERS], fs[dfn, F_MAXWEAR], pr)
+                    wy_p[y] = hp[att, h]
+                    wy_i[0, y], wy_i[1, y] = _index(w2, s2, k2, g, fs[dfn], pr), drop
+                    wy_i[2, y], wy_i[3, y], wy_i[4, y] = _up(w2, s2, pr), j_now, 0
+                    y += 1
+    wy_start[4] = y
+
+
+def ways_room(start: np.ndarray) -> int:
+    """Room :func:`_block_ways` needs: four (side, parry) cases of at most three modes, each its no-effect way and
+    its combo's hits."""
+    return 4 * 3 * (1 + int(np.diff(start, axis=1).max(initial=0)))
+
+
+@njit(cache=True, nogil=True)
 def _strike_edges(att: int, ia: int, ib: int, xa: int, pa: int, xb: int, pb: int, parry: int, weight: float,
-                  with_stay: bool, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.ndarray,
-                  start: np.ndarray, hits: np.ndarray, hp: np.ndarray, bk: np.ndarray, bp: np.ndarray,
-                  n: int) -> int:
-    """Edges of one attack by side ``att`` (0: A), the IN (xa, xb) already paid; ``parry``: the defender's.
+                  with_stay: bool, pr: np.ndarray, na: int, nb: int, wy_p: np.ndarray, wy_i: np.ndarray,
+                  wy_start: np.ndarray, bk: np.ndarray, bp: np.ndarray, n: int) -> int:
+    """Edges of one attack by side ``att`` (0: A), the IN (xa, xb) already paid; ``parry``: the defender's; the
+    ways from the block's :func:`_block_ways`.
 
     Without ``with_stay`` the no-effect branch that leaves the weapon as it is goes to the caller (a blow that
     breaks the weapon is never without effect).
     """
-    dfn = 1 - att
-    j_att, j_dfn = (ia, ib) if att == 0 else (ib, ia)
-    wa_, sa_, _, ga = _cond(j_att, fs[att], pr)
-    wd, sd, kd, gd = _cond(j_dfn, fs[dfn], pr)
-    nm = fs[att, F_NMODES]
-    base = _combo(max(wa_, sa_), max(wd, sd), kd, parry, fs[dfn, F_NWEAR], pr) * nm
-    first, last = _mode_range(att, ga, fs)
-    for mode in range(first, last):
-        combo = base + mode
-        j_now = j_att + (mode == M_BREAKS)
-        if mode == M_BREAKS or with_stay:
-            q = weight * stay[att, combo]
-            if q > 0.0:
+    slot = 2 * att + parry
+    for y in range(wy_start[slot], wy_start[slot + 1]):
+        kind = wy_i[4, y]
+        j2, j_now = wy_i[0, y], wy_i[3, y]
+        if kind != 0:
+            q = weight * wy_p[y]
+            if q > 0.0 and (kind == 2 or with_stay):
                 if att == 0:
                     key = _encode(K_MID, j_now, ib, xa, pa, xb, pb, pr, na, nb)
                 else:
                     key = _encode(K_MID, ia, j_now, xa, pa, xb, pb, pr, na, nb)
                 n = _put(bk, bp, n, key, q)
-        for h in range(start[att, combo], start[att, combo + 1]):
-            w2, s2, k2, drop = _land(wd, sd, kd, hits[att, 0, h], hits[att, 1, h], hits[att, 2, h], fs[dfn, F_TRAIN],
-                                     fs[dfn, F_PERS], fs[dfn, F_MAXWEAR], pr)
-            j2 = _index(w2, s2, k2, gd, fs[dfn], pr)
-            if not _up(w2, s2, pr):
-                key = _end_key(j_now if att == 0 else j2, j2 if att == 0 else j_now, pr, na, nb)
-            elif att == 0:
-                key = _encode(K_MID, j_now, j2, xa, pa, xb - drop, pb, pr, na, nb)
-            else:
-                key = _encode(K_MID, j2, j_now, xa - drop, pa, xb, pb, pr, na, nb)
-            n = _put(bk, bp, n, key, weight * hp[att, h])
+            continue
+        if not wy_i[2, y]:
+            key = _end_key(j_now if att == 0 else j2, j2 if att == 0 else j_now, pr, na, nb)
+        elif att == 0:
+            key = _encode(K_MID, j_now, j2, xa, pa, xb - wy_i[1, y], pb, pr, na, nb)
+        else:
+            key = _encode(K_MID, j2, j_now, xa - wy_i[1, y], pa, xb, pb, pr, na, nb)
+        n = _put(bk, bp, n, key, weight * wy_p[y])
     return n
 
 
 @njit(cache=True, nogil=True)
-def _ways(att: int, j_att: int, j_dfn: int, parry: int, fs: np.ndarray, pr: np.ndarray, stay: np.ndarray,
-              start: np.ndarray, hits: np.ndarray, hp: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Every way of an attack by side ``att`` (chain indices ``j_att``, ``j_dfn``; ``parry``: the defender's):
-    (probability, the defender's new index, the IN it loses at once, whether it is still up, the attacker's new
-    index), the no-effect ways included."""
-    dfn = 1 - att
-    wa_, sa_, _, ga = _cond(j_att, fs[att], pr)
-    w, s, k, g = _cond(j_dfn, fs[dfn], pr)
-    base = _combo(max(wa_, sa_), max(w, s), k, parry, fs[dfn, F_NWEAR], pr) * fs[att, F_NMODES]
-    first, last = _mode_range(att, ga, fs)
-    m = 0
-    for mode in range(first, last):
-        m += 1 + start[att, base + mode + 1] - start[att, base + mode]
-    p, j, d = np.empty(m), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
-    up, j_now = np.empty(m, np.bool_), np.empty(m, dtype=np.int64)
-    y = 0
-    for mode in range(first, last):
-        combo = base + mode
-        p[y], j[y], d[y], up[y], j_now[y] = stay[att, combo], j_dfn, 0, True, j_att + (mode == M_BREAKS)
-        y += 1
-        for h in range(start[att, combo], start[att, combo + 1]):
-            w2, s2, k2, drop = _land(w, s, k, hits[att, 0, h], hits[att, 1, h], hits[att, 2, h], fs[dfn, F_TRAIN],
-                                     fs[dfn, F_PERS], fs[dfn, F_MAXWEAR], pr)
-            p[y], j[y], d[y], up[y] = hp[att, h], _index(w2, s2, k2, g, fs[dfn], pr), drop, _up(w2, s2, pr)
-            j_now[y] = j_att + (mode == M_BREAKS)
-            y += 1
-    return p, j, d, up, j_now
-
-
-@njit(cache=True, nogil=True)
-def _both_edges(ia: int, ib: int, xa: int, xb: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int,
-                stay: np.ndarray, start: np.ndarray, hits: np.ndarray, hp: np.ndarray, bk: np.ndarray,
-                bp: np.ndarray) -> int:
+def _both_edges(xa: int, xb: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, wy_p: np.ndarray,
+                wy_i: np.ndarray, wy_start: np.ndarray, bk: np.ndarray, bp: np.ndarray) -> int:
     """Equal IN: both attack at once from the same conditions; neither parries the other, unless
     ``simultaneous_parry``: then each parries if it has the IN left.  A fighter's new index is its condition
     after the other's blow with the weapon its own blow left it."""
@@ -383,23 +384,21 @@ def _both_edges(ia: int, ib: int, xa: int, xb: int, fs: np.ndarray, pr: np.ndarr
     fb = 1 if pr[P_SIMPARRY] and fs[1, F_PARRIES] and xb >= pr[P_PARRY] else 0
     xa -= pr[P_PARRY] * fa
     xb -= pr[P_PARRY] * fb
-    p_b, jb_hit, d_b, up_b, ja_arm = _ways(0, ia, ib, fb, fs, pr, stay, start, hits, hp)
-    p_a, ja_hit, d_a, up_a, jb_arm = _ways(1, ib, ia, fa, fs, pr, stay, start, hits, hp)
     ng_a, ng_b = fs[0, F_NGEAR], fs[1, F_NGEAR]
     n = 0
-    for x in range(p_b.size):
-        if p_b[x] == 0.0:
+    for x in range(wy_start[fb], wy_start[fb + 1]):  # A's blow on B
+        if wy_p[x] == 0.0:
             continue
-        for y in range(p_a.size):
-            if p_a[y] == 0.0:
+        for y in range(wy_start[2 + fa], wy_start[3 + fa]):  # B's blow on A
+            if wy_p[y] == 0.0:
                 continue
-            ja = ja_hit[y] - ja_hit[y] % ng_a + ja_arm[x] % ng_a
-            jb = jb_hit[x] - jb_hit[x] % ng_b + jb_arm[y] % ng_b
-            if up_a[y] and up_b[x]:
-                key = _encode(K_MID, ja, jb, xa - d_a[y], 0, xb - d_b[x], 0, pr, na, nb)
+            ja = wy_i[0, y] - wy_i[0, y] % ng_a + wy_i[3, x] % ng_a
+            jb = wy_i[0, x] - wy_i[0, x] % ng_b + wy_i[3, y] % ng_b
+            if wy_i[2, y] and wy_i[2, x]:
+                key = _encode(K_MID, ja, jb, xa - wy_i[1, y], 0, xb - wy_i[1, x], 0, pr, na, nb)
             else:
                 key = _end_key(ja, jb, pr, na, nb)
-            n = _put(bk, bp, n, key, p_b[x] * p_a[y])
+            n = _put(bk, bp, n, key, wy_p[x] * wy_p[y])
     return n
 
 
@@ -431,8 +430,8 @@ def _unparried(low: int, y: int, can_parry: bool, pr: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True)
 def _ahead_edges(side: int, ia: int, ib: int, x: int, p: int, y: int, fs: np.ndarray, pr: np.ndarray, na: int,
-                 nb: int, stay: np.ndarray, start: np.ndarray, hits: np.ndarray, hp: np.ndarray, bk: np.ndarray,
-                 bp: np.ndarray) -> int:
+                 nb: int, stay: np.ndarray, wy_p: np.ndarray, wy_i: np.ndarray, wy_start: np.ndarray,
+                 bk: np.ndarray, bp: np.ndarray) -> int:
     """``side`` holds an unbounded die not yet rolled (IN = x + die) against an opponent at exactly ``y``: it
     attacks while surely ahead and surely unparried (:func:`_unparried`), rolls one more face when not.  Each such
     step has a single next step of the same kind (the opponent unchanged), so the steps form a chain that ends in a
@@ -477,11 +476,11 @@ def _ahead_edges(side: int, ia: int, ib: int, x: int, p: int, y: int, fs: np.nda
         x, p = pos_x[i], pos_p[i]
         if _unparried(x + _lo(p, pr), y, can_parry, pr):
             if side == 0:
-                n = _strike_edges(0, ia, ib, x - pr[P_COST], p, y, 0, 0, weight[i], False, fs, pr, na, nb, stay,
-                                  start, hits, hp, bk, bp, n)
+                n = _strike_edges(0, ia, ib, x - pr[P_COST], p, y, 0, 0, weight[i], False, pr, na, nb, wy_p, wy_i,
+                                  wy_start, bk, bp, n)
             else:
-                n = _strike_edges(1, ia, ib, y, 0, x - pr[P_COST], p, 0, weight[i], False, fs, pr, na, nb, stay,
-                                  start, hits, hp, bk, bp, n)
+                n = _strike_edges(1, ia, ib, y, 0, x - pr[P_COST], p, 0, weight[i], False, pr, na, nb, wy_p, wy_i,
+                                  wy_start, bk, bp, n)
         else:
             for f in range(1, 6):
                 v = _face(p, f, pr)[0]
@@ -508,9 +507,10 @@ def _lead_parry(la: int, ha: int, lb: int, hb: int, parries: bool, pr: np.ndarra
 
 
 @njit(cache=True, nogil=True)
-def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.ndarray, start: np.ndarray,
-           hits: np.ndarray, hp: np.ndarray, bk: np.ndarray, bp: np.ndarray) -> int:
-    """Every way out of one state into the edge buffer (keys and probabilities); the count."""
+def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.ndarray, wy_p: np.ndarray,
+           wy_i: np.ndarray, wy_start: np.ndarray, bk: np.ndarray, bp: np.ndarray) -> int:
+    """Every way out of one state into the edge buffer (keys and probabilities); the count.  The ways of its
+    block's attacks are :func:`_block_ways`'s."""
     kind, ia, ib, xa, pa, xb, pb = _decode(key, pr, na, nb)
     if kind == K_BETWEEN:
         wa, sa, _, _ = _cond(ia, fs[0], pr)
@@ -521,9 +521,9 @@ def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.
         return 1
     if pr[P_UNBOUNDED] and (pa == 0) != (pb == 0):
         if pa and not (fs[1, F_PARRIES] and xb >= pr[P_PARRY] and xa + _lo(pa, pr) - xb <= pr[P_WINDOW]):
-            return _ahead_edges(0, ia, ib, xa, pa, xb, fs, pr, na, nb, stay, start, hits, hp, bk, bp)
+            return _ahead_edges(0, ia, ib, xa, pa, xb, fs, pr, na, nb, stay, wy_p, wy_i, wy_start, bk, bp)
         if pb and not (fs[0, F_PARRIES] and xa >= pr[P_PARRY] and xb + _lo(pb, pr) - xa <= pr[P_WINDOW]):
-            return _ahead_edges(1, ia, ib, xb, pb, xa, fs, pr, na, nb, stay, start, hits, hp, bk, bp)
+            return _ahead_edges(1, ia, ib, xb, pb, xa, fs, pr, na, nb, stay, wy_p, wy_i, wy_start, bk, bp)
     la, ha = xa + _lo(pa, pr), xa + _hi(pa)
     lb, hb = xb + _lo(pb, pr), xb + _hi(pb)
     amin, parry_cost = pr[P_AMIN], pr[P_PARRY]
@@ -539,16 +539,16 @@ def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.
         parry = _lead_parry(la, ha, lb, hb, fs[1, F_PARRIES] != 0, pr)
         if parry < 0:
             return _resolve_edges(1 if pa == 0 or lb < parry_cost else 0, ia, ib, xa, pa, xb, pb, pr, na, nb, bk, bp)
-        return _strike_edges(0, ia, ib, xa - pr[P_COST], pa, xb - parry_cost * parry, pb, parry, 1.0, True, fs, pr,
-                             na, nb, stay, start, hits, hp, bk, bp, 0)
+        return _strike_edges(0, ia, ib, xa - pr[P_COST], pa, xb - parry_cost * parry, pb, parry, 1.0, True, pr, na,
+                             nb, wy_p, wy_i, wy_start, bk, bp, 0)
     if lb >= amin and lb > ha:
         parry = _lead_parry(lb, hb, la, ha, fs[0, F_PARRIES] != 0, pr)
         if parry < 0:
             return _resolve_edges(0 if pb == 0 or la < parry_cost else 1, ia, ib, xa, pa, xb, pb, pr, na, nb, bk, bp)
-        return _strike_edges(1, ia, ib, xa - parry_cost * parry, pa, xb - pr[P_COST], pb, parry, 1.0, True, fs, pr,
-                             na, nb, stay, start, hits, hp, bk, bp, 0)
+        return _strike_edges(1, ia, ib, xa - parry_cost * parry, pa, xb - pr[P_COST], pb, parry, 1.0, True, pr, na,
+                             nb, wy_p, wy_i, wy_start, bk, bp, 0)
     if pa == 0 and pb == 0:
-        return _both_edges(ia, ib, xa, xb, fs, pr, na, nb, stay, start, hits, hp, bk, bp)
+        return _both_edges(xa, xb, fs, pr, na, nb, wy_p, wy_i, wy_start, bk, bp)
     return _resolve_edges(0 if pa and (pb == 0 or xa <= xb) else 1, ia, ib, xa, pa, xb, pb, pr, na, nb, bk, bp)
 
 
@@ -572,15 +572,15 @@ def _live(ia: int, ib: int, fs: np.ndarray, pr: np.ndarray, start: np.ndarray) -
 
 
 @njit(cache=True, nogil=True)
-def _priority(key: int, pr: np.ndarray, na: int, nb: int) -> int:
-    """Processing order: every action or die face leads to a later state; a round's end leads back to its block.
+def _priority(kind: int, ia: int, ib: int, xa: int, pa: int, xb: int, pb: int, pr: np.ndarray, nb: int) -> int:
+    """Processing order of the state of those fields (:func:`_decode`): every action or die face leads to a later
+    state; a round's end leads back to its block.
 
     Conditions only worsen, so the block of conditions (ia, ib) comes first; in a block, the states between
     rounds come first.  Unbounded dice: both dice pending (by increasing IN), then one pending (the rolled
     side's IN decreasing, the pending side's increasing), then both rolled (IN sum decreasing).  Bounded dice:
     the most IN the two can still hold decreasing, then the dice left decreasing.
     """
-    kind, ia, ib, xa, pa, xb, pb = _decode(key, pr, na, nb)
     nx, n_kinds = pr[P_NX], pr[P_NP]
     ua, ub = xa - pr[P_XLO], xb - pr[P_XLO]
     span = 4 * nx * nx + 24 * n_kinds * nx + 1

@@ -21,7 +21,8 @@ from analysis.base.interrupt import run_kernel
 from analysis.base.params import DicelabError
 from analysis.engine import markov
 from analysis.systems.onesix import rules as six
-from analysis.systems.onesix.chain import _decode, _edges, _encode, _live, _priority, hit_tables
+from analysis.systems.onesix.chain import (_block_ways, _decode, _edges, _encode, _live, _priority, hit_tables,
+                                          ways_room)
 from analysis.systems.onesix.rounds import _round_graph, _rounds
 from analysis.systems.onesix.steps import K_BETWEEN, K_END, K_MID, P_NP, P_NX, order_text, pack_fighter, pack_rules
 
@@ -65,8 +66,8 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
     cap = CAPACITY
     while True:
         status, codes, probs, lost, stuck, mean, states, rounds = run_kernel(
-            _solve, pr, fs, *tables, na, nb, PRUNE, ROUNDS_TOL, WORK, markov.MAX_ROUNDS, cap, 10 * cap, BLOCK_TOL,
-            SWEEPS, ROUNDS_SKIP, SWEEP_FLOOR)
+            _solve, pr, fs, *tables, ways_room(tables[1]), na, nb, PRUNE, ROUNDS_TOL, WORK, markov.MAX_ROUNDS, cap,
+            10 * cap, BLOCK_TOL, SWEEPS, ROUNDS_SKIP, SWEEP_FLOOR)
         if status == 0:
             break
         cap *= 2
@@ -132,19 +133,20 @@ def _state(key: int, slot: int, s_key: np.ndarray, s_kind: np.ndarray, s_prio: n
            s_len: np.ndarray, s_next: np.ndarray, s_loc: np.ndarray, s_flag: np.ndarray, v_lost: np.ndarray,
            v_in: np.ndarray, v_bound: np.ndarray, n: int, table: np.ndarray, head: np.ndarray, pr: np.ndarray,
            na: int, nb: int) -> int:
-    """Store the new state ``key`` at the empty ``slot`` of the table as state ``n`` (linked to its block unless it
-    ends the fight); its index, -1 when the store is full."""
+    """Store the new state ``key`` as state ``n``, at the empty ``slot`` of the table (-1: an end, found by its pair
+    of conditions instead) and linked to its block unless it ends the fight; its index, -1 when the store is full."""
     if n == s_key.size:
         return -1
-    kind, ia, ib, _, _, _, _ = _decode(key, pr, na, nb)
+    kind, ia, ib, xa, pa, xb, pb = _decode(key, pr, na, nb)
     block = ia * nb + ib
-    s_key[n], s_kind[n], s_prio[n] = key, kind, _priority(key, pr, na, nb)
+    s_key[n], s_kind[n], s_prio[n] = key, kind, _priority(kind, ia, ib, xa, pa, xb, pb, pr, nb)
     s_start[n], s_len[n], s_next[n], s_loc[n], s_flag[n] = -1, 0, -1, -1, 0
     v_lost[n], v_in[n], v_bound[n] = 0.0, 0.0, 0.0
     if kind != K_END:
         s_next[n] = head[block]
         head[block] = n
-    table[slot, 0], table[slot, 1] = key + 1, n
+    if slot >= 0:
+        table[slot, 0], table[slot, 1] = key + 1, n
     return n
 
 
@@ -231,8 +233,8 @@ def _sweep(lm: np.ndarray, bits: np.ndarray, m_local: int, w_start: np.ndarray, 
 
 @njit(cache=True, nogil=True)
 def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, hits: np.ndarray, hp: np.ndarray,
-           na: int, nb: int, prune: float, tol: float, work: float, max_rounds: int, cap: int, cap_edges: int,
-           tol_block: float, max_sweeps: int, skip: float, sweep_floor: float, halt: np.ndarray):
+           room: int, na: int, nb: int, prune: float, tol: float, work: float, max_rounds: int, cap: int,
+           cap_edges: int, tol_block: float, max_sweeps: int, skip: float, sweep_floor: float, halt: np.ndarray):
     """The duel from two unhurt fighters with no carry, block of conditions by block of conditions.
 
     Conditions only worsen, so the blocks are solved in order: a block's states are found from what flows in
@@ -259,8 +261,10 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
     e_p = np.empty(cap_edges)
     e_code = np.empty(cap_edges, dtype=np.int8)
     head = np.full(na * nb, -1, dtype=np.int64)
+    end_of = np.full(na * nb, -1, dtype=np.int64)
     heap = np.empty(cap, dtype=np.int64)
     heap_keys = np.empty(cap, dtype=np.int64)
+    wy_p, wy_i, wy_start = np.empty(room), np.empty((5, room), dtype=np.int64), np.empty(5, dtype=np.int64)
     bk = np.empty(8192, dtype=np.int64)
     bp = np.empty(8192)
     order = np.empty(cap, dtype=np.int64)
@@ -293,6 +297,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                 s = s_next[s]
             continue
         # 1. find the block's states: a bound on the probability each may carry, in processing order
+        _block_ways(c // nb, c % nb, fs, pr, stay, start, hits, hp, wy_p, wy_i, wy_start)
         size = 0
         s = head[c]
         while s >= 0:
@@ -308,13 +313,26 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             if v_bound[s] < prune:
                 continue
             if s_start[s] < 0:
-                cnt = _edges(s_key[s], fs, pr, na, nb, stay, start, hits, hp, bk, bp)
+                cnt = _edges(s_key[s], fs, pr, na, nb, stay, wy_p, wy_i, wy_start, bk, bp)
                 if n_edges + cnt > cap_edges:
                     return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
                 total = 0.0
                 r_from = (s_key[s] // 3) % n_regions
                 for i in range(cnt):
+                    kind = bk[i] % 3
                     r = (bk[i] // 3) % n_regions
+                    if kind == K_END:  # an end's key is its pair of conditions: no table
+                        t = end_of[r]
+                        if t < 0:
+                            t = _state(bk[i], -1, s_key, s_kind, s_prio, s_start, s_len, s_next, s_loc, s_flag,
+                                       v_lost, v_in, v_bound, n, table, head, pr, na, nb)
+                            if t < 0:
+                                return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
+                            end_of[r] = t
+                            n += 1
+                        e_tgt[n_edges + i], e_p[n_edges + i], e_code[n_edges + i] = t, bp[i], K_END
+                        total += bp[i]
+                        continue
                     if t_base[r] < 0 and not _region(table, t_base, t_mask, t_top, r, REGION):
                         return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
                     slot = _slot(table, t_base[r], t_mask[r], bk[i])
@@ -329,9 +347,8 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                         if 2 * t_used[r] > t_mask[r] + 1 and not _region(table, t_base, t_mask, t_top, r,
                                                                          2 * (t_mask[r] + 1)):
                             return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
-                    kind = bk[i] % 3
                     e_tgt[n_edges + i], e_p[n_edges + i] = t, bp[i]
-                    e_code[n_edges + i] = kind if kind == K_END or r == r_from else kind + 3
+                    e_code[n_edges + i] = kind if r == r_from else kind + 3
                     total += bp[i]
                 s_start[s], s_len[s] = n_edges, cnt
                 v_lost[s] = max(1.0 - total, 0.0)
