@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
 
 
 @njit(cache=True, nogil=True)
@@ -28,6 +30,27 @@ def _die(faces: int, rng: np.random.Generator) -> int:
 def _sample(table: np.ndarray, rng: np.random.Generator) -> int:
     """One value of a table of equally likely outcomes (e.g. the 36 sums of 2d6)."""
     return table[int(rng.random() * table.size)]
+
+
+@intrinsic
+def _unowned(typingctx, array):  # type: ignore[no-untyped-def]
+    """A view of ``array`` without its owner's reference count, for a kernel's hot loop.
+
+    numba counts references to every array a helper inlined at the IR level
+    (``inline="always"``) receives, and a helper with branches keeps these
+    counts (atomic calls) inside the loop: several per attack, and on arrays
+    shared by every thread a chunk runs on, so the threads also fight over the
+    count's cache line.  A view without an owner carries none.  Only for arrays
+    some caller holds for the whole kernel (its arguments), never for one the
+    kernel allocates and then drops.
+    """
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        src = make_array(array)(context, builder, value=args[0])
+        view = make_array(array)(context, builder)
+        populate_array(view, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
+                       meminfo=None)
+        return view._getvalue()
+    return array(array), codegen
 
 
 def outcome_table(faces: tuple[int, ...] | range, n: int) -> np.ndarray:
