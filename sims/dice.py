@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
@@ -33,24 +34,37 @@ def _sample(table: np.ndarray, rng: np.random.Generator) -> int:
 
 
 @intrinsic
-def _unowned(typingctx, array):  # type: ignore[no-untyped-def]
-    """A view of ``array`` without its owner's reference count, for a kernel's hot loop.
+def _unowned(typingctx, value):  # type: ignore[no-untyped-def]
+    """A view of an array or a Generator without its owner's reference count, for a kernel's hot loop.
 
-    numba counts references to every array a helper inlined at the IR level
-    (``inline="always"``) receives, and a helper with branches keeps these
-    counts (atomic calls) inside the loop: several per attack, and on arrays
-    shared by every thread a chunk runs on, so the threads also fight over the
-    count's cache line.  A view without an owner carries none.  Only for arrays
-    some caller holds for the whole kernel (its arguments), never for one the
-    kernel allocates and then drops.
+    numba counts references to every array or Generator a helper inlined at
+    the IR level (``inline="always"``) receives, and a helper with branches
+    keeps these counts (atomic calls) inside the loop: several per attack, and
+    on arrays shared by every thread a chunk runs on, so the threads also fight
+    over the count's cache line.  A view without an owner carries none.  Only
+    for what some caller holds for the whole kernel (its arguments), never for
+    an array the kernel allocates and then drops.
+
+    >>> @njit
+    ... def last(a):
+    ...     return _unowned(a)[-1]
+    >>> int(last(np.arange(5)))
+    4
     """
+    if not isinstance(value, (types.Array, types.NumPyRandomGeneratorType)):
+        return None
+
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        src = make_array(array)(context, builder, value=args[0])
-        view = make_array(array)(context, builder)
+        if isinstance(value, types.NumPyRandomGeneratorType):
+            view = cgutils.create_struct_proxy(value)(context, builder, value=args[0])
+            view.meminfo = cgutils.get_null_value(view.meminfo.type)
+            return view._getvalue()
+        src = make_array(value)(context, builder, value=args[0])
+        view = make_array(value)(context, builder)
         populate_array(view, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
                        meminfo=None)
         return view._getvalue()
-    return array(array), codegen
+    return value(value), codegen
 
 
 def outcome_table(faces: tuple[int, ...] | range, n: int) -> np.ndarray:

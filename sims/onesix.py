@@ -305,7 +305,7 @@ def _finish(att: np.ndarray, pen: int, armed: bool, dfn: np.ndarray, cd: np.ndar
 @njit(cache=True, nogil=True)
 def _duel(fs: np.ndarray, r: np.ndarray, pr: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """n duels; counts laid out as in :mod:`sims.results`."""
-    fs, r, pr = _unowned(fs), _unowned(r), _unowned(pr)  # the threads share them: no reference counts in the loop
+    fs, r, pr, rng = _unowned(fs), _unowned(r), _unowned(pr), _unowned(rng)  # no reference counts in the loop
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
     fa, fb = fs[0], fs[1]
     ca = np.zeros(3, dtype=np.int64)

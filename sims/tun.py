@@ -170,7 +170,7 @@ def _duel(packs: np.ndarray, fx: np.ndarray, dice: np.ndarray, sizes: np.ndarray
     attacks (modes: ordinary, last word, helpless); ``fx[side, own state]``: ``FX_*`` (see :func:`pack_effects`);
     ``p_a_first``: P(A leads the order) (a d6 roll-off re-rolled on ties is a fair coin)."""
     packs, fx, dice, sizes, vol = _unowned(packs), _unowned(fx), _unowned(dice), _unowned(sizes), _unowned(vol)
-    events, n_events, r = _unowned(events), _unowned(n_events), _unowned(r)  # shared by the threads: no counts
+    events, n_events, r, rng = _unowned(events), _unowned(n_events), _unowned(r), _unowned(rng)  # no counts
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
     states, modes = packs.shape[1], packs.shape[3]
     h = np.zeros((2, states, states, modes, dice.shape[1]), dtype=np.int64)
