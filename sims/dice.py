@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
 
 
 @njit(cache=True, nogil=True)
@@ -28,6 +31,40 @@ def _die(faces: int, rng: np.random.Generator) -> int:
 def _sample(table: np.ndarray, rng: np.random.Generator) -> int:
     """One value of a table of equally likely outcomes (e.g. the 36 sums of 2d6)."""
     return table[int(rng.random() * table.size)]
+
+
+@intrinsic
+def _unowned(typingctx, value):  # type: ignore[no-untyped-def]
+    """A view of an array or a Generator without its owner's reference count, for a kernel's hot loop.
+
+    numba counts references to every array or Generator a helper inlined at
+    the IR level (``inline="always"``) receives, and a helper with branches
+    keeps these counts (atomic calls) inside the loop: several per attack, and
+    on arrays shared by every thread a chunk runs on, so the threads also fight
+    over the count's cache line.  A view without an owner carries none.  Only
+    for what some caller holds for the whole kernel (its arguments), never for
+    an array the kernel allocates and then drops.
+
+    >>> @njit
+    ... def last(a):
+    ...     return _unowned(a)[-1]
+    >>> int(last(np.arange(5)))
+    4
+    """
+    if not isinstance(value, (types.Array, types.NumPyRandomGeneratorType)):
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        if isinstance(value, types.NumPyRandomGeneratorType):
+            view = cgutils.create_struct_proxy(value)(context, builder, value=args[0])
+            view.meminfo = cgutils.get_null_value(view.meminfo.type)
+            return view._getvalue()
+        src = make_array(value)(context, builder, value=args[0])
+        view = make_array(value)(context, builder)
+        populate_array(view, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
+                       meminfo=None)
+        return view._getvalue()
+    return value(value), codegen
 
 
 def outcome_table(faces: tuple[int, ...] | range, n: int) -> np.ndarray:

@@ -13,7 +13,9 @@ what a run of ``n = k * CHUNK`` trials with the same seed gives.
 
 Kernel convention (QuantEcon's pattern): ``_kernel(*arrays_and_scalars, n,
 rng) -> int64[:]`` counts, compiled with ``@njit(cache=True, nogil=True)``;
-no validation or printing inside.
+no validation or printing inside.  A loop whose inlined helpers take arrays
+reads them through :func:`sims.dice._unowned` views: numba's reference counts
+of arrays shared by the threads would otherwise be atomic calls in the loop.
 
 >>> import numpy as np
 >>> from numba import njit

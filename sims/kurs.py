@@ -25,7 +25,7 @@ from numba import njit
 from analysis.base.params import ParamError
 from analysis.systems import kurs as rules_mod
 from sims import groups as sim_groups
-from sims.dice import _sample, outcome_table
+from sims.dice import _sample, _unowned, outcome_table
 from sims.options import SimOptions
 from sims.results import CHECK_SIZE, DUEL_SIZE, EXTRA, HIST, HIST_OFFSET, MAX_ROUNDS, SUCCESS, _tally
 
@@ -268,11 +268,12 @@ def _attack(fs: np.ndarray, s: np.ndarray, i: int, j: int, extra: int, r: np.nda
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _finish(fs: np.ndarray, s: np.ndarray, w: int, v: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray,
-            levels: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> int:
+def _finish(fs: np.ndarray, s: np.ndarray, preview: np.ndarray, w: int, v: int, r: np.ndarray, track: np.ndarray,
+            pain: np.ndarray, levels: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> int:
     """``after_out=finish``: fighter ``w`` makes one-sided attacks on the helpless ``v``, with its stance modifier
-    and penalty of this moment (it pays nothing more, spends no luck), until dying or the limit; the attacks made."""
-    preview = s.copy()
+    and penalty of this moment (it pays nothing more, spends no luck), until dying or the limit; the attacks made.
+    ``preview``: scratch shaped like ``s``, where ``w``'s turn is tried."""
+    preview[w, :] = s[w, :]
     mod = _turn(fs, preview, w, r, track, pain)
     shift = fs[w, F_ATTACK] + mod - preview[w, S_PENALTY]
     count = 0
@@ -297,7 +298,18 @@ def _duel(fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray, le
           n: int, rng: np.random.Generator) -> np.ndarray:
     """n duels; counts laid out as in :mod:`sims.results`."""
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
-    s = np.zeros((2, STATE_SIZE), dtype=np.int64)
+    _duels(out, np.zeros((4, STATE_SIZE), dtype=np.int64), fs, r, track, pain, levels, table, n, rng)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _duels(out: np.ndarray, state: np.ndarray, fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray,
+           levels: np.ndarray, table: np.ndarray, n: int, rng: np.random.Generator) -> None:
+    """:func:`_duel`'s loop, adding to ``out``, on unowned views of its arrays (:func:`sims.dice._unowned`); ``state``:
+    the two fighters' states, then two spare rows."""
+    out, state, fs, r, track = _unowned(out), _unowned(state), _unowned(fs), _unowned(r), _unowned(track)
+    pain, levels, table, rng = _unowned(pain), _unowned(levels), _unowned(table), _unowned(rng)
+    s, spare = state[:2], state[2:]
     ag_a, ag_b = fs[0, F_AGILITY], fs[1, F_AGILITY]
     coin = ag_a == ag_b and table.min() == table.max()  # the roll-off would tie for ever
     surprise_first = r[R_SURPRISE] > 0 and r[R_SURPRISE_FIRST] == 1
@@ -327,9 +339,8 @@ def _duel(fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray, le
         finish = -1
         if r[R_FINISH] and rounds <= MAX_ROUNDS and (s[0, S_STATUS] == UP) != (s[1, S_STATUS] == UP):
             w = 0 if s[0, S_STATUS] == UP else 1
-            finish = _finish(fs, s, w, 1 - w, r, track, pain, levels, table, rng)
+            finish = _finish(fs, s, spare, w, 1 - w, r, track, pain, levels, table, rng)
         _tally(out, rounds, s[0, S_STATUS], s[1, S_STATUS], finish)
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -337,7 +348,17 @@ def _exchange(fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray
               table: np.ndarray, size: int, n: int, rng: np.random.Generator) -> np.ndarray:
     """n first attacks of fighter 0 on fighter 1 at the start of a fight; counts laid out as ``X_*``."""
     out = np.zeros(size, dtype=np.int64)
-    s = np.zeros((2, STATE_SIZE), dtype=np.int64)
+    _exchanges(out, np.zeros((2, STATE_SIZE), dtype=np.int64), fs, r, track, pain, levels, table, n, rng)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _exchanges(out: np.ndarray, s: np.ndarray, fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray,
+               levels: np.ndarray, table: np.ndarray, n: int, rng: np.random.Generator) -> None:
+    """:func:`_exchange`'s loop, adding to ``out``, on unowned views of its arrays (:func:`sims.dice._unowned`)."""
+    out, s, fs, r, track = _unowned(out), _unowned(s), _unowned(fs), _unowned(r), _unowned(track)
+    pain, levels, table, rng = _unowned(pain), _unowned(levels), _unowned(table), _unowned(rng)
+    size = out.size
     tokens = r[R_LUCK]
     dying = size - 1
     for _ in range(n):
@@ -355,7 +376,6 @@ def _exchange(fs: np.ndarray, r: np.ndarray, track: np.ndarray, pain: np.ndarray
             for k in range(INCAPACITATED):
                 code = code * (track[k] + 1) + s[1, k]
             out[X_CONDITION + code] += 1
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -518,13 +538,26 @@ def _group(fs: np.ndarray, kind: np.ndarray, na: int, r: np.ndarray, track: np.n
     """n group fights of fighters ``0..na-1`` (side A) against the rest; counts laid out by :mod:`sims.groups`."""
     m = fs.shape[0]
     out = np.zeros(size, dtype=np.int64)
-    s = np.zeros((m, STATE_SIZE), dtype=np.int64)
-    order = np.empty(m, dtype=np.int64)
-    key = np.zeros((m, 2), dtype=np.float64)
-    block = np.zeros(m, dtype=np.int64)
-    defs = np.zeros(m, dtype=np.int64)
-    hits = np.zeros(m, dtype=np.int64)
-    final = np.zeros(m, dtype=np.int64)
+    _groups(out, np.zeros((2 * m, STATE_SIZE), dtype=np.int64), np.zeros((6, m), dtype=np.int64),
+            np.zeros((m, 2), dtype=np.float64), fs, kind, na, r, track, pain, levels, table, lay, n, rng)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _groups(out: np.ndarray, state: np.ndarray, scratch: np.ndarray, key: np.ndarray, fs: np.ndarray, kind: np.ndarray,
+            na: int, r: np.ndarray, track: np.ndarray, pain: np.ndarray, levels: np.ndarray, table: np.ndarray,
+            lay: np.ndarray, n: int, rng: np.random.Generator) -> None:
+    """:func:`_group`'s loop, adding to ``out``, on unowned views of its arrays (:func:`sims.dice._unowned`);
+    ``state``: the fighters' states, then as many spare rows; ``scratch``: rows for the order of play, the surprise
+    blocks, defenses made, hits taken and final levels."""
+    out, state, scratch, key, fs, kind = _unowned(out), _unowned(state), _unowned(scratch), _unowned(key), _unowned(fs), \
+        _unowned(kind)
+    r, track, pain, levels, table, lay = _unowned(r), _unowned(track), _unowned(pain), _unowned(levels), \
+        _unowned(table), _unowned(lay)
+    rng = _unowned(rng)
+    m = fs.shape[0]
+    order, block, defs, hits, final = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
+    s, spare = state[:m], state[m:]
     surprise = r[R_SURPRISE]
     for k in range(m):
         mine = (k < na and surprise == 1) or (k >= na and surprise == 2)
@@ -567,10 +600,9 @@ def _group(fs: np.ndarray, kind: np.ndarray, na: int, r: np.ndarray, track: np.n
             lo, hi = (na, m) if w < na else (0, na)
             for v in range(lo, hi):
                 if s[v, S_STATUS] == OUT:
-                    _finish(fs, s, w, v, r, track, pain, levels, table, rng)
+                    _finish(fs, s, spare, w, v, r, track, pain, levels, table, rng)
         final[:] = s[:, S_STATUS]  # UP, OUT, DYING_STATUS: the levels of sims.results
         sim_groups._tally_group(out, lay, rounds, final)
-    return out
 
 
 def group_call(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],

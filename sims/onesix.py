@@ -37,6 +37,7 @@ from analysis.systems.onesix.steps import (
     _land,
     in_depth,
 )
+from sims.dice import _unowned
 from sims.options import SimOptions
 from sims.results import (
     CHECK_SIZE,
@@ -304,6 +305,7 @@ def _finish(att: np.ndarray, pen: int, armed: bool, dfn: np.ndarray, cd: np.ndar
 @njit(cache=True, nogil=True)
 def _duel(fs: np.ndarray, r: np.ndarray, pr: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """n duels; counts laid out as in :mod:`sims.results`."""
+    fs, r, pr, rng = _unowned(fs), _unowned(r), _unowned(pr), _unowned(rng)  # no reference counts in the loop
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
     fa, fb = fs[0], fs[1]
     ca = np.zeros(3, dtype=np.int64)

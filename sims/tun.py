@@ -24,7 +24,7 @@ from numba import njit
 
 from analysis.systems import tun as rules_mod
 from sims import tun_groups, tun_tactics
-from sims.dice import _sample
+from sims.dice import _sample, _unowned
 from sims.options import SimOptions
 from sims.results import (
     CHECK_SIZE,
@@ -169,6 +169,8 @@ def _duel(packs: np.ndarray, fx: np.ndarray, dice: np.ndarray, sizes: np.ndarray
     """n duels; counts laid out as in :mod:`sims.results`.  ``packs[side, own state, other's state, mode]``: packed
     attacks (modes: ordinary, last word, helpless); ``fx[side, own state]``: ``FX_*`` (see :func:`pack_effects`);
     ``p_a_first``: P(A leads the order) (a d6 roll-off re-rolled on ties is a fair coin)."""
+    packs, fx, dice, sizes, vol = _unowned(packs), _unowned(fx), _unowned(dice), _unowned(sizes), _unowned(vol)
+    events, n_events, r, rng = _unowned(events), _unowned(n_events), _unowned(r), _unowned(rng)  # no counts
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
     states, modes = packs.shape[1], packs.shape[3]
     h = np.zeros((2, states, states, modes, dice.shape[1]), dtype=np.int64)
