@@ -23,8 +23,9 @@ SIM_GROUPS = [s for s in GROUPS if hasattr(sim_module(s), "group_call")]
 NO_TACTICS = [s for s in SYSTEM_IDS if s not in TACTICS]
 NO_GROUPS = [s for s in SYSTEM_IDS if s not in GROUPS]
 PLAY_KEYS = {"value", "p_a_wins", "p_b_wins", "p_both_out", "mean_rounds"}
-PAIRS = {"tun": ("novice", "novice_armed")}
-"""The fighters a system's decision game is played with here: ТУН's trained fighter's game takes ~30 s to solve."""
+PAIRS = {"tun": ("novice", "novice_armed"), "kurs": ("novice", "novice_armed")}
+"""The fighters a system's decision game is played with here: ТУН's trained fighter's game takes ~30 s to solve,
+К.У.Р.С.'s about a minute with its dominated scripts."""
 
 
 def pair(system: str) -> tuple[str, str]:
