@@ -303,7 +303,7 @@ def test_options_matter_and_the_analysis_names_the_dominated_scripts():
     (dict(track=SHORT, after_out="finish", surprise="b"), "archetype=veteran,effort_dodge=out", "trained_armed", 5),
 ])
 def test_the_simulator_plays_the_equilibrium_and_matches_its_value(variants, a, b, seed):
-    from sims.api import simulate_duel
+    from sims.kurs_tactics import simulate
 
     rules = kurs.Rules(**variants)
     fa, fb = fighter(a), fighter(b)
@@ -312,7 +312,7 @@ def test_the_simulator_plays_the_equilibrium_and_matches_its_value(variants, a, 
     sol = solve(g)
     exact = dg.solution(sol.a_strategy, sol.b_strategy)
     n = 40_000
-    sim = simulate_duel("kurs", rules, fa, fb, n, seed=seed, policy=policy_tables(dg, sol.a_strategy, sol.b_strategy))
+    sim = simulate(rules, fa, fb, policy_tables(dg, sol.a_strategy, sol.b_strategy), n, seed=seed)
     d = sim.to_dict()
     value = d["p_a_wins"] - d["p_b_wins"]
     se = np.sqrt((d["p_a_wins"] + d["p_b_wins"] - value ** 2) / n)
