@@ -279,7 +279,13 @@ def test_tactics_page_is_dicelab_tactics_and_the_plain_duels(capsys):
                                                                                       "equilibrium")]
 
 
-def test_tactics_page_refuses_a_system_without_decisions_as_the_cli_does():
+def test_tactics_page_refuses_a_system_without_decisions_as_the_cli_does(monkeypatch):
+    """Every system models decisions now: one without the hook (К.У.Р.С. with it taken away) is refused in the
+    CLI's words."""
+    import dataclasses
+
+    bare = dataclasses.replace(get_system("kurs"), tactics=None)
+    monkeypatch.setattr(tactics, "system_of", lambda state: bare)
     with pytest.raises(DicelabError, match="kurs: decisions are not modelled yet"):
         tactics.compute({"system": "kurs"})
 

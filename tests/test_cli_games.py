@@ -23,8 +23,9 @@ SIM_GROUPS = [s for s in GROUPS if hasattr(sim_module(s), "group_call")]
 NO_TACTICS = [s for s in SYSTEM_IDS if s not in TACTICS]
 NO_GROUPS = [s for s in SYSTEM_IDS if s not in GROUPS]
 PLAY_KEYS = {"value", "p_a_wins", "p_b_wins", "p_both_out", "mean_rounds"}
-PAIRS = {"tun": ("novice", "novice_armed")}
-"""The fighters a system's decision game is played with here: ТУН's trained fighter's game takes ~30 s to solve."""
+PAIRS = {"tun": ("novice", "novice_armed"), "kurs": ("novice", "novice_armed")}
+"""The fighters a system's decision game is played with here: ТУН's trained fighter's game takes ~30 s to solve,
+К.У.Р.С.'s about a minute with its dominated scripts."""
 
 
 def pair(system: str) -> tuple[str, str]:
@@ -301,8 +302,6 @@ def test_design_refuses_a_play_its_system_cannot_decide_in_one_line(capsys, syst
 
 
 @pytest.mark.parametrize("argv,word", [
-    (["--from", "tristat", "--a", "novice", "--b", "trained", "--to", "kurs", "--play", "best"],
-     "kurs: decisions are not modelled yet"),
     (["--from", "tristat", "--target", "8", "--to", "tun", "--play", "best"], "--play applies to a fight"),
     (["--from", "tristat", "--a", "novice", "--b", "trained", "--to", "tun", "--play", "well"], "play"),
 ])
@@ -314,7 +313,8 @@ def test_equiv_play_is_refused_in_one_line_where_it_cannot_apply(capsys, argv, w
 def test_compare_plays_the_archetypes_duels_as_asked(capsys, tmp_path):
     """``compare --play equilibrium``: each archetype's matched duel is the decision game's, at the equilibrium;
     for Tri-Stat's archetypes the book's stance is the equilibrium (total defence is dominated), so the rows equal
-    the plain duels; a file naming a system without decisions is refused in one line."""
+    the plain duels (every system models decisions now; the refusal of one without them is checked in
+    tests/test_app_state.py on a system with its hook taken away)."""
     rules = tmp_path / "house.toml"
     rules.write_text("[tristat]\nshock_rule = true\n", encoding="utf-8")
     well = run_json(capsys, "compare", "--rules", str(rules), "--play", "equilibrium")["systems"]["tristat"]
@@ -324,8 +324,6 @@ def test_compare_plays_the_archetypes_duels_as_asked(capsys, tmp_path):
         f = load_fighter(tristat, row["archetype"])
         house = tristat.duel(tristat.rules(shock_rule=True), f, f).solution
         assert row["p_a_wins_house"] == pytest.approx(house.p_a_wins, abs=1e-9)
-    line = one_line_error(*run(capsys, "compare", "--rules", "examples/house_rules/fudge_kurs.toml", "--play", "best"))
-    assert "kurs: decisions are not modelled yet" in line
 
 
 def test_the_play_choices_are_the_library_plays():

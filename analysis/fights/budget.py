@@ -101,10 +101,13 @@ of the rungs measured on both days (4, 6, 8 and 10 levels)."""
 
 TACTICS_COSTS = {
     "tun": Cost(((4525, 120, 1.0), (1258769, 2000, 60.0))),
+    "kurs": Cost(((763441, 690, 74.0), (8557561, 1800, 600.0))),
 }
 """The decision game (RULES.md section 8) built and analysed (book, best response, equilibrium, each decision's
 worth, the dominated scripts) against ``System.tactics_states``: ``python benchmarks/bench_tun_games.py
-calibrate``."""
+calibrate``.  К.У.Р.С. (the book's track, whatever the fighters): novice against novice_armed analysed (270,181
+real states), trained_armed mirrored with one luck token each built and solved (1,408,753 real states; its
+analysis is priced by the steepest rise)."""
 GROUP_COSTS = {
     "tun": Cost(((1352, 80, 0.5), (2765954, 1000, 600.0))),
     "kurs": Cost(((119074, 133, 1.24), (97519970, 207, 3.37))),

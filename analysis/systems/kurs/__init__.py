@@ -17,7 +17,8 @@ The rules by layer of detail: :mod:`~analysis.systems.kurs.rules` (the
 ruleset, checks, the fighter), :mod:`~analysis.systems.kurs.track` (the box
 track and a fighter's condition), :mod:`~analysis.systems.kurs.chain` (the
 exact duel's kernels), :mod:`~analysis.systems.kurs.duel` (the duel, the
-exchange, resolve).  This module registers the system.
+exchange, resolve), :mod:`~analysis.systems.kurs.tactics` (the duel as a game
+of decisions: stance, effort dodge, luck).  This module registers the system.
 
 >>> r = SYSTEM.check(Rules(), CheckArgs(skill=0))
 >>> round(r.p_success, 6), round(r.extra["p_complication"], 6)
@@ -89,6 +90,7 @@ from analysis.systems.kurs.rules import (
     spend_luck,
     table_cases,
 )
+from analysis.systems.kurs.tactics import tactics, tactics_states
 from analysis.systems.kurs.track import (
     DEAD_END,
     Condition,
@@ -114,7 +116,7 @@ __all__ = ["BOOK_TRACK", "DEAD_END", "DK_PRESETS", "DODGES", "DODGE_FROM", "DYIN
            "condition_label", "conditions", "defended", "defense_mod", "dice", "duel", "duel_order", "duel_states",
            "exchange", "exchange_branches", "first_attack", "fresh", "group", "group_states", "helpless_matrix", "level_of", "manoeuvre_notes",
            "margins", "mark", "one_sided_on", "opposed", "outcomes", "penalty", "resolve", "roll", "settle", "side",
-           "side_of", "slips", "spend_luck", "status_of", "table_cases", "take_hit", "turn"]
+           "side_of", "slips", "spend_luck", "status_of", "table_cases", "tactics", "tactics_states", "take_hit", "turn"]
 
 SYSTEM = register(System(
     id="kurs",
@@ -139,6 +141,8 @@ SYSTEM = register(System(
     slips=slips,
     group=group,
     group_states=group_states,
+    tactics=tactics,
+    tactics_states=tactics_states,
     assumptions=(
         Assumption("dk_faces", "the fragment never defines dK; its defense rule's extremes -5 and -6 need three dice "
                    "of -2..+2: a d6 relabelled", tuple(DK_PRESETS.values())),
