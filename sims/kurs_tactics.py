@@ -20,12 +20,10 @@ import numpy as np
 from numba import njit
 
 from analysis.base.params import DicelabError
-from analysis.engine.combat import describe_fighter
 from analysis.engine.decisions import PolicyTable
 from analysis.systems import kurs as rules_mod
-from sims.engine import Seed, run_chunks
 from sims.kurs import dk_table
-from sims.results import DUEL_SIZE, DYING, MAX_ROUNDS, OUT, UP, SimDuelResult, _tally
+from sims.results import DUEL_SIZE, DYING, MAX_ROUNDS, OUT, UP, _tally
 
 KINDS = ("stance", "luck", "dodge", "finish_stance")
 MAX_ACTIONS = 4
@@ -250,12 +248,3 @@ def policy_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fight
     ctx = (fs, r, dk_table(rules).astype(np.int64), damage, marks, pain, track)
     p_a = float(rules_mod.first_attack(rules, a, b))
     return lambda n, rng: _duels(tabs, ctx, p_a, n, rng)
-
-
-def simulate(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter, tables: Sequence[PolicyTable],
-             n: int, seed: Seed = None) -> SimDuelResult:
-    """``n`` duels played by ``tables``, with SE and CI as every simulated duel."""
-    counts = run_chunks(policy_call(rules, a, b, tables), n, seed)
-    return SimDuelResult("kurs", "full", rules.to_dict(), {}, describe_fighter(a, rules), describe_fighter(b, rules),
-                         int(n), seed, counts, {"policy": sorted({f"{t.decision} ({t.side})" for t in tables})},
-                         n_requested=int(n))

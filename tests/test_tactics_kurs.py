@@ -16,6 +16,7 @@ from analysis.fights.fighters import load_fighter
 from analysis.fights.tactics import analyse, dominated, played
 from analysis.systems import get_system, kurs
 from analysis.systems.kurs.tactics import tactics, tactics_states
+from sims.api import simulate_duel
 
 SYSTEM = get_system("kurs")
 FIELDS = ("p_a_wins", "p_b_wins", "p_both_out", "p_stalemate", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying")
@@ -303,8 +304,6 @@ def test_options_matter_and_the_analysis_names_the_dominated_scripts():
     (dict(track=SHORT, after_out="finish", surprise="b"), "archetype=veteran,effort_dodge=out", "trained_armed", 5),
 ])
 def test_the_simulator_plays_the_equilibrium_and_matches_its_value(variants, a, b, seed):
-    from sims.kurs_tactics import simulate
-
     rules = kurs.Rules(**variants)
     fa, fb = fighter(a), fighter(b)
     dg = tactics(rules, fa, fb).with_objective("wins")
@@ -312,7 +311,7 @@ def test_the_simulator_plays_the_equilibrium_and_matches_its_value(variants, a, 
     sol = solve(g)
     exact = dg.solution(sol.a_strategy, sol.b_strategy)
     n = 40_000
-    sim = simulate(rules, fa, fb, policy_tables(dg, sol.a_strategy, sol.b_strategy), n, seed=seed)
+    sim = simulate_duel("kurs", rules, fa, fb, n, seed=seed, policy=policy_tables(dg, sol.a_strategy, sol.b_strategy))
     d = sim.to_dict()
     value = d["p_a_wins"] - d["p_b_wins"]
     se = np.sqrt((d["p_a_wins"] + d["p_b_wins"] - value ** 2) / n)
