@@ -124,6 +124,7 @@ class _Walk:
         self._damage: dict[tuple[int, int], int] = {}
         self._turns: dict[tuple, tuple] = {}
         self._outcome: dict[tuple, tuple] = {}
+        self._finished: dict[tuple, dict] = {}
 
     # ------------------------------------------------------------------ the rolls
     def rolls(self, x: int, one_sided: bool) -> tuple[tuple[int, float], ...]:
@@ -321,8 +322,17 @@ class _Walk:
         """The winner's finishing attacks in ``stance``: one-sided, no luck, no dodge, until the loser reaches the
         lethal level or ``finish_attacks`` are made."""
         _, w, own, loser = s
+        t, _ = turn(self.rules, STANCES[stance], own)
+        dist = self.finished(w, t.mod - t.penalty, loser)
+        return [(p, ("E", own, c) if w == 0 else ("E", c, own)) for c, p in dist.items()]
+
+    def finished(self, w: int, mod: int, loser: Any) -> dict[Any, float]:
+        """The loser's condition after ``w``'s finishing attacks at the attack modifier ``mod`` (all they depend on,
+        so winners in many conditions share one walk)."""
+        key = (w, mod, loser)
+        if key in self._finished:
+            return self._finished[key]
         r = self.rules
-        t, _ = turn(r, STANCES[stance], own)
         dist = {loser: 1.0}
         for _ in range(r.finish_attacks):
             nxt: dict[Any, float] = {}
@@ -331,11 +341,12 @@ class _Walk:
                     nxt[c] = nxt.get(c, 0.0) + p
                     continue
                 for m, q in self.rolls(w, True):
-                    d = self.damage(w, m + t.mod - t.penalty)
+                    d = self.damage(w, m + mod)
                     after = defended(r, self.f[1 - w], c, d, False, True)[0] if d > 0 else c
                     nxt[after] = nxt.get(after, 0.0) + p * q
             dist = nxt
-        return [(p, ("E", own, c) if w == 0 else ("E", c, own)) for c, p in dist.items()]
+        self._finished[key] = dist
+        return dist
 
     # ------------------------------------------------------------------ the book
     def book(self, s: tuple, fighters: tuple[Fighter, Fighter], luck: tuple[str, str]) -> tuple[int, int]:
