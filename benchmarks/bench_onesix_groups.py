@@ -26,13 +26,14 @@ TIMINGS = ("economy", "order", "average")
 
 def sims(ns: argparse.Namespace) -> None:
     import sims.onesix as kernels
+    import sims.onesix_groups as groups
 
     hero, mook = load_fighter(SYSTEM, "trained_armed"), load_fighter(SYSTEM, "novice_armed")
     calls = {"duel 1v1": kernels.duel_call(SYSTEM.rules(), hero, mook, "full", kernels.Options())}
     for timing in TIMINGS:
         rules = SYSTEM.rules(group_timing=timing)
-        calls[f"{timing} 1v1"] = kernels.group_call(rules, [hero], [mook])
-        calls[f"{timing} 5v5"] = kernels.group_call(rules, [hero] * 5, [mook] * 5)
+        calls[f"{timing} 1v1"] = groups.group_call(rules, [hero], [mook])
+        calls[f"{timing} 5v5"] = groups.group_call(rules, [hero] * 5, [mook] * 5)
     for name, call in calls.items():
         call(1000, np.random.default_rng(1))
         rng = np.random.Generator(np.random.PCG64(seed_sequence(2)))

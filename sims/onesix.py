@@ -18,7 +18,7 @@ dice are this module's own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 from numba import njit
@@ -348,11 +348,3 @@ def duel_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter
     """The duel kernel bound to a ruleset and two fighters (both models play the ruleset as it is)."""
     fs, r, pr = pack_fighters(rules, a, b), pack_rules(rules), steps.pack_rules(rules, a, b)
     return lambda n, rng: _duel(fs, r, pr, n, rng)
-
-
-def group_call(rules: rules_mod.Rules, side_a: Sequence[rules_mod.Fighter],
-               side_b: Sequence[rules_mod.Fighter]) -> Callable[[int, np.random.Generator], np.ndarray]:
-    """Group fights of the two sides (:func:`sims.onesix_groups.group_call`, for :func:`sims.api.simulate_group`)."""
-    from sims import onesix_groups  # it builds on this module's kernels
-
-    return onesix_groups.group_call(rules, side_a, side_b)

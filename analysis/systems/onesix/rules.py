@@ -80,7 +80,7 @@ class Rules(DuelRules):
     gear_faults: bool = param(False, Bool(), "an attack whose base dice all show 1 tests the weapon (gear_rating + "
                               "2K against the threshold); on failure it breaks and the fighter fights on with fists "
                               "(PS = training, Shock)")
-    group_timing: str = param("economy", Choice(GROUP_TIMINGS), "a group fight's clock (RULES.md section 7): the "
+    group_timing: str = param("economy", Choice(GROUP_TIMINGS), "a group fight's clock: the "
                               "duel's IN economy with every fighter (economy), each round IN = reflexes + 1K - "
                               "penalty in descending order, one attack and at most one parry each (order), or the "
                               "same by average IN = reflexes + 3 - penalty (average, squads); inert in a duel")
