@@ -166,6 +166,8 @@ def _order_round(fp: np.ndarray, cond: np.ndarray, average: bool, counts: np.nda
     lost[:] = 0
     parried[:] = 0
     for i in range(nf):
+        pens[i] = _penalty(cond, i)
+        acting[i] = False
         if _level(cond[i], pr) != UP:
             key[i] = NOBODY
         elif average:
@@ -184,23 +186,31 @@ def _order_round(fp: np.ndarray, cond: np.ndarray, average: bool, counts: np.nda
         q = p
         while q < nf and key[order[q]] == key[order[p]]:
             q += 1
-        for i in range(nf):
-            acting[i] = place[i] >= p and place[i] < q and _level(cond[i], pr) == UP and lost[i] == 0
-            pens[i] = _penalty(cond, i)
-        for i in range(nf):
+        for k in range(p, q):
+            i = order[k]
+            acting[i] = _level(cond[i], pr) == UP and lost[i] == 0
             if acting[i]:
                 tgt[i] = _target(i, fp, cond, counts, pr, rng)
                 counts[tgt[i]] += 1
-        for i in range(nf):
+        down = False
+        for k in range(p, q):
+            i = order[k]
             if not acting[i]:
                 continue
             d = tgt[i]
             parry = fp[d, F_PARRIES] != 0 and parried[d] == 0 and (not acting[d] or pr[P_SIMPARRY] != 0)
             parried[d] = parried[d] or parry
+            was_up = _level(cond[d], pr) == UP
             _, lose, _ = _blow(fp[i], pens[i], fp[d], pens[d], cond, d, parry, True, False, r, pr, rng)
+            down = down or (was_up and _level(cond[d], pr) != UP)
             if lose and place[d] >= q:
                 lost[d] = 1
-        if not (_able(fp, cond, 0, pr) and _able(fp, cond, 1, pr)):
+        for k in range(p, q):  # the penalties of the next moment; this one's actors are done
+            i = order[k]
+            if acting[i]:
+                pens[tgt[i]] = _penalty(cond, tgt[i])
+                acting[i] = False
+        if down and not (_able(fp, cond, 0, pr) and _able(fp, cond, 1, pr)):
             return
         p = q
 

@@ -145,6 +145,6 @@ def test_the_example_sweep_holds_the_crowd_figures_data(crowd, tmp_path):
     rows = pd.read_parquet(out)
     rows["count"] = rows["b_fighters"]
     both = rows.merge(crowd, on=["system", "count"], suffixes=("_sweep", "_report"))
-    assert len(both) == len(crowd) == 3 * 4
+    assert len(both) == len(crowd) == len(crowds.GROUPED) * 4
     se = np.sqrt(both["se_p_a_wins"] ** 2 + both["se"].fillna(0) ** 2)
     assert (np.abs(both["p_a_wins_sweep"] - both["p_a_wins_report"]) <= 4 * np.maximum(se, 1e-4)).all()
