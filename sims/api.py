@@ -37,6 +37,18 @@ def sim_module(system_id: str) -> ModuleType:
     return importlib.import_module(f"sims.{system_id}")
 
 
+def group_module(system_id: str) -> ModuleType | None:
+    """The module whose ``group_call`` simulates ``system_id``'s group fights: its kernels module, else
+    ``sims/<id>_groups.py`` (a group kernel built on the duel's), else None (not simulated yet)."""
+    module = sim_module(system_id)
+    if hasattr(module, "group_call"):
+        return module
+    try:
+        return importlib.import_module(f"sims.{system_id}_groups")
+    except ModuleNotFoundError:
+        return None
+
+
 def options_for(system_id: str, model: str, options: Mapping[str, Any] | Validated | None = None) -> Validated:
     """The rule switches for a model: all off for ``exact``, the defaults (on) for ``full``, then ``options``."""
     model = Choice(MODELS).validate("model", model)
@@ -91,10 +103,10 @@ def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed
 def simulate_group(system_id: str, rules: Any, side_a: Sequence[Any], side_b: Sequence[Any], n: int,
                    seed: Seed = None, workers: int | None = None, progress: Any = None) -> SimGroupResult:
     """``n`` simulated group fights (RULES.md section 7) of the sides ``side_a`` and ``side_b`` (sequences of
-    fighters); the system's kernels module provides ``group_call(rules, side_a, side_b)``.  Ctrl-C returns the
-    trials finished so far, marked ``interrupted``."""
-    module = sim_module(system_id)
-    if not hasattr(module, "group_call"):
+    fighters); :func:`group_module` provides ``group_call(rules, side_a, side_b)``.  Ctrl-C returns the trials
+    finished so far, marked ``interrupted``."""
+    module = group_module(system_id)
+    if module is None:
         raise DicelabError(f"{system_id}: group fights are not simulated yet (RULES.md section 7)")
     counts, done = _run(module.group_call(rules, list(side_a), list(side_b)), n, seed, workers, progress)
     return SimGroupResult(system_id, rules.to_dict(), sides_echo(side_a, rules), sides_echo(side_b, rules), done,

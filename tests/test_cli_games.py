@@ -14,14 +14,16 @@ from analysis.fights.fighters import load_fighter
 from analysis.fights.sides import parse_side, split_side
 from analysis.present.tables import dumps
 from analysis.systems import SYSTEM_IDS, get_system
-from sims.api import sim_module
+from sims.api import group_module, sim_module
 from tests.test_cli import run, run_json
 
 TACTICS = [s for s in SYSTEM_IDS if get_system(s).tactics is not None]
 GROUPS = [s for s in SYSTEM_IDS if get_system(s).group is not None]
-SIM_GROUPS = [s for s in GROUPS if hasattr(sim_module(s), "group_call")]
+SIM_GROUPS = [s for s in GROUPS if group_module(s) is not None]
 NO_TACTICS = [s for s in SYSTEM_IDS if s not in TACTICS]
 NO_GROUPS = [s for s in SYSTEM_IDS if s not in GROUPS]
+EXACT = {"onesix": ("--variant", "group_timing=order")}
+"""What makes a system's one against two exact: 2K's default clock, the IN economy, is exact one against one only."""
 PLAY_KEYS = {"value", "p_a_wins", "p_b_wins", "p_both_out", "mean_rounds"}
 PAIRS = {"tun": ("novice", "novice_armed"), "kurs": ("novice", "novice_armed")}
 """The fighters a system's decision game is played with here: ТУН's trained fighter's game takes ~30 s to solve,
@@ -98,9 +100,10 @@ def test_a_one_fighter_side_is_the_duel_to_the_bit(capsys, system):
 # ------------------------------------------------------------------ group fights: exact against Monte Carlo
 @pytest.mark.parametrize("system", SIM_GROUPS)
 def test_one_against_two_exact_agrees_with_monte_carlo(capsys, system):
-    exact = run_json(capsys, "duel", system, "--a", "trained_armed", "--b", "2*novice_armed")
+    extra = EXACT.get(system, ())
+    exact = run_json(capsys, "duel", system, "--a", "trained_armed", "--b", "2*novice_armed", *extra)
     sim = run_json(capsys, "sim", system, "--a", "trained_armed", "--b", "2*novice_armed", "--n", "20000",
-                   "--seed", "3", "--quiet")
+                   "--seed", "3", "--quiet", *extra)
     for data in (exact, sim):
         assert {"p_a_wins", "p_b_wins", "p_both_out", "survivors_a", "survivors_b", "fighters", "side_a", "side_b",
                 "assumptions", "variants"} <= set(data)
@@ -120,9 +123,15 @@ def test_one_against_two_exact_agrees_with_monte_carlo(capsys, system):
 
 @pytest.mark.parametrize("system", GROUPS)
 def test_the_text_of_a_group_fight_leads_with_the_answer(capsys, system):
-    code, out, _ = run(capsys, "duel", system, "--a", "trained_armed", "--b", "2*novice_armed")
-    data = run_json(capsys, "duel", system, "--a", "trained_armed", "--b", "2*novice_armed")
+    code, out, _ = run(capsys, "duel", system, "--a", "trained_armed", "--b", "2*novice_armed", *EXACT.get(system, ()))
+    data = run_json(capsys, "duel", system, "--a", "trained_armed", "--b", "2*novice_armed", *EXACT.get(system, ()))
     assert code == 0 and out.splitlines()[0] == f"P(side A wins) = {data['p_a_wins']:.6f}"
+
+
+def test_2k_under_its_default_economy_refuses_one_against_two_naming_the_size_and_monte_carlo(capsys):
+    line = one_line_error(*run(capsys, "duel", "onesix", "--a", "trained_armed", "--b", "2*novice_armed"))
+    assert "1 against 2 under group_timing = economy is too large: about 2,011,164,600 states" in line
+    assert "Monte Carlo dicelab sim" in line and "group_timing = order or average" in line
 
 
 @pytest.mark.parametrize("system", NO_GROUPS)

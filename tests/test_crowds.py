@@ -79,8 +79,8 @@ def crowd():
     return crowds.crowd(counts=4, n=4000)
 
 
-def test_groups_are_modelled_in_every_system_but_2k():
-    assert set(crowds.GROUPED) == {"tristat", "tun", "kurs"} and crowds.missing() == ["onesix"]
+def test_groups_are_modelled_in_every_system():
+    assert set(crowds.GROUPED) == {"tristat", "onesix", "tun", "kurs"} and crowds.missing() == []
 
 
 @pytest.mark.parametrize("sid", crowds.GROUPED)
@@ -90,6 +90,11 @@ def test_crowd_points_agree_with_the_exact_chain(crowd, sid):
     system = get_system(sid)
     part = crowd[crowd["system"] == sid].set_index("count")
     hero, mook = load_fighter(system, crowds.HERO), load_fighter(system, crowds.MOOK)
+    if sid == "onesix":  # 2K's default group_timing, the IN economy, is exact one against one only
+        with pytest.raises(DicelabError, match="group_timing = economy is too large"):
+            exact_group(system, system.rules(), [hero], [mook] * 2)
+        assert part.loc[1, "method"] == "exact" and (part.loc[2:, "method"] == "monte_carlo").all()
+        return
     two = exact_group(system, system.rules(), [hero], [mook] * 2).solution
     assert part.loc[2, "method"] == "exact" and part.loc[2, "p_a_wins"] == pytest.approx(two.p_a_wins, abs=1e-12)
     assert (part.loc[3:, "method"] == "monte_carlo").all() and (part.loc[3:, "n"] == 4000).all()
@@ -140,6 +145,6 @@ def test_the_example_sweep_holds_the_crowd_figures_data(crowd, tmp_path):
     rows = pd.read_parquet(out)
     rows["count"] = rows["b_fighters"]
     both = rows.merge(crowd, on=["system", "count"], suffixes=("_sweep", "_report"))
-    assert len(both) == len(crowd) == 3 * 4
+    assert len(both) == len(crowd) == len(crowds.GROUPED) * 4
     se = np.sqrt(both["se_p_a_wins"] ** 2 + both["se"].fillna(0) ** 2)
     assert (np.abs(both["p_a_wins_sweep"] - both["p_a_wins_report"]) <= 4 * np.maximum(se, 1e-4)).all()

@@ -801,10 +801,17 @@ b = { side = "2*novice_armed" }
 
 
 @pytest.mark.parametrize("body,word", [('a = { side = "0*red" }\nb = { side = "red" }', "count 0"),
-                                       ('a = { archetype = "red" }\nb = { side = "red" }', "archetype"),
-                                       ('a = { side = "red" }\nb = { side = "red" }', "not available")])
+                                       ('a = { archetype = "red" }\nb = { side = "red" }', "archetype")])
 def test_a_bad_group_block_is_refused_naming_its_key(tmp_path, body, word):
-    system = "onesix" if word == "not available" else "tun"
-    config = write(tmp_path, f'[sweep]\nkind = "group"\n\n[systems.{system}]\n{body}\n')
+    config = write(tmp_path, f'[sweep]\nkind = "group"\n\n[systems.tun]\n{body}\n')
     with pytest.raises(DicelabError, match=word):
+        sweep.expand(sweep.load_config(config))
+
+
+def test_a_group_block_without_a_simulator_is_refused(tmp_path, monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sims.onesix" else real(name, *a))
+    config = write(tmp_path, '[sweep]\nkind = "group"\nmethod = "monte_carlo"\nn = 100\nseed = 1\n\n'
+                             '[systems.onesix]\na = { side = "red" }\nb = { side = "red" }\n')
+    with pytest.raises(DicelabError, match="not available for onesix"):
         sweep.expand(sweep.load_config(config))

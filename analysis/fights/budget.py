@@ -111,10 +111,13 @@ analysis is priced by the steepest rise)."""
 GROUP_COSTS = {
     "tun": Cost(((1352, 80, 0.5), (2765954, 1000, 600.0))),
     "kurs": Cost(((119074, 133, 1.24), (97519970, 207, 3.37))),
+    "onesix": Cost(((111168, 128, 1.93), (4723200, 145, 10.5), (5313600, 157, 13.8))),
 }
 """The exact group chain (RULES.md section 7) against ``System.group_states``: ``python
 benchmarks/bench_tun_games.py calibrate`` (ТУН); К.У.Р.С.: trained_armed against one and two novice_armed
-(4,867 and 27,523 real states; its estimate is a loose upper bound, so the points are the estimates)."""
+(4,867 and 27,523 real states; its estimate is a loose upper bound, so the points are the estimates); 2K:
+``python benchmarks/bench_onesix_groups.py exact`` under ``group_timing = order``, trained_armed against two and
+three novice_armed and two against two (2,149, 17,555 and 24,405 real states; the points are the estimates)."""
 
 
 def duel_cost(system: System, states: int, what: str) -> float:

@@ -41,7 +41,8 @@ VALUES_RU = {
     "out": "от вывода из строя", "a": "сторона A", "b": "сторона B", "full": "полная", "exact": "точная",
     "default": "по умолчанию", "fudge": "фадж", "d5": "к5", "while_up": "пока цель в строю",
     "weakest": "слабейшего", "random": "случайного", "strongest": "сильнейшего", "spread": "разных по очереди",
-    "any": "при любом отставании",
+    "any": "при любом отставании", "economy": "экономия ИН", "order": "порядок по ИН каждый раунд",
+    "average": "средняя ИН",
 }
 """Russian names of the values a field takes (choices, presets, booleans); the identifier stays beside it."""
 

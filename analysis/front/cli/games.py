@@ -313,9 +313,9 @@ def run_encounter(ns: argparse.Namespace) -> int:
 
 
 def _simulates_groups(system_id: str) -> bool:
-    from sims.api import sim_module
+    from sims.api import group_module
 
-    return hasattr(sim_module(system_id), "group_call")
+    return group_module(system_id) is not None
 
 
 def _encounter_text(found: Sequence[Any], skipped: dict[str, str], ns: argparse.Namespace) -> None:

@@ -277,9 +277,14 @@ def _method(table: dict[str, Any], source: str) -> Method:
 
 
 def _has_simulator(system_id: str, kind: str) -> bool:
-    """Whether ``sims/<id>.py`` exists and simulates this kind (``check_call``, ``duel_call``)."""
+    """Whether ``sims/<id>.py`` exists and simulates this kind (``check_call``, ``duel_call``; groups: see
+    :func:`sims.api.group_module`)."""
     if importlib.util.find_spec(f"sims.{system_id}") is None:
         return False
+    if kind == "group":
+        from sims.api import group_module
+
+        return group_module(system_id) is not None
     return hasattr(importlib.import_module(f"sims.{system_id}"), f"{kind}_call")
 
 

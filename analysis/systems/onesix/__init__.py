@@ -5,7 +5,8 @@ ruleset, checks, the fighter and one exchange), :mod:`~analysis.systems.onesix.s
 (the IN economy's step rules), :mod:`~analysis.systems.onesix.chain` and
 :mod:`~analysis.systems.onesix.solver` (the exact duel under the IN economy),
 :mod:`~analysis.systems.onesix.rounds` (its rounds distribution), :mod:`~analysis.systems.onesix.duel` (the
-duel played), :mod:`~analysis.systems.onesix.tactics` (the scripts chosen as a game).  This module holds the
+duel played), :mod:`~analysis.systems.onesix.tactics` (the scripts chosen as a game), :mod:`~analysis.systems.onesix.groups` (group
+fights, N against M).  This module holds the
 resolve path and registers the system.
 
 >>> res = duel(Rules(), Fighter(weapon_ps=30), Fighter(weapon_ps=30))
@@ -26,6 +27,7 @@ from analysis.engine.combat import FINISH_ATTACKS, Resolution, describe_fighter
 from analysis.engine.registry import register
 from analysis.engine.system import System
 from analysis.systems.onesix.duel import duel, duel_states
+from analysis.systems.onesix.groups import group, group_states
 from analysis.systems.onesix.rules import (
     SHOCK,
     UNHURT,
@@ -51,7 +53,7 @@ from analysis.systems.onesix.rules import (
 from analysis.systems.onesix.tactics import tactics, tactics_states
 
 __all__ = ["SHOCK", "SYSTEM", "UNHURT", "WOUND", "CheckArgs", "Fighter", "Rules", "chain_value", "check", "die",
-           "duel", "duel_states", "exchange", "hit_effect", "in_die", "mark", "max_wear", "opposed", "resolve",
+           "duel", "duel_states", "exchange", "group", "group_states", "hit_effect", "in_die", "mark", "max_wear", "opposed", "resolve",
            "status", "success_level", "tactics", "tactics_states", "track", "two_k"]
 
 
@@ -181,6 +183,8 @@ SYSTEM = register(System(
     duel_states=duel_states,
     tactics=tactics,
     tactics_states=tactics_states,
+    group=group,
+    group_states=group_states,
     assumptions=(
         Assumption("carry_floor", "the seed carries a debt of IN in full and gives no floor: the lab bounds it so the "
                    "exact chain stays finite", (-6, -12, -20, -40),

@@ -37,6 +37,8 @@ BASE_FACES = (0, 2, 3, 4, 5, 6)
 WOUND, SHOCK = 0, 1
 WEAPON_CLASSES = ("wound", "shock", "ballistic")
 IN_DICE = ("one_six", "one_zero", "d6")
+GROUP_TIMINGS = ("economy", "order", "average")
+TARGETS = ("weakest", "random", "strongest", "spread")
 UNHURT = (0, 0, 0)
 """The condition label (wounds, shock, armor wear) of a fresh fighter."""
 
@@ -78,6 +80,10 @@ class Rules(DuelRules):
     gear_faults: bool = param(False, Bool(), "an attack whose base dice all show 1 tests the weapon (gear_rating + "
                               "2K against the threshold); on failure it breaks and the fighter fights on with fists "
                               "(PS = training, Shock)")
+    group_timing: str = param("economy", Choice(GROUP_TIMINGS), "a group fight's clock: the "
+                              "duel's IN economy with every fighter (economy), each round IN = reflexes + 1K - "
+                              "penalty in descending order, one attack and at most one parry each (order), or the "
+                              "same by average IN = reflexes + 3 - penalty (average, squads); inert in a duel")
     success_threshold: int = constant(15, Int(1, 60), "RT needed for success (the main scheme's control point)")
     level_step: int = constant(3, Int(1, 20), "every this many points over the threshold add one success level")
     unskilled_max_level: int = constant(1, Int(0, 20), "the highest success level without a matching skill")
@@ -289,6 +295,10 @@ class Fighter(FighterBase):
                              "all show 1 tests it by the main scheme; lab's assumption 8: an average 2K passes)")
     parry: str = param("always", Choice(("always", "never")), "parry every attack it can (defense_rating > 0 and "
                        "the parry's IN left), or never", kind="policy")
+    target: str = param("weakest", Choice(TARGETS), "whom it attacks in a group fight (RULES.md section 7): the able "
+                        "enemy with the highest penalty, then the most Wounds (weakest), any able enemy at random, the "
+                        "one with the highest attack rating (strongest), or the one attacked least this round "
+                        "(spread); ties by listed order; inert in a duel", kind="policy")
 
     def total_reflexes(self) -> int:
         """Reflexes: the override, else reaction + intellect."""
