@@ -21,6 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 def warm(system_id: str) -> tuple[str, float]:
     """Run one system's kernel families on small inputs; (the system, CPU seconds it took)."""
+    from analysis.base.params import DicelabError
     from analysis.fights.budget import exact_duel, exact_group
     from analysis.fights.fighters import load_fighter
     from analysis.fights.play import played_duel, played_tables
@@ -38,7 +39,10 @@ def warm(system_id: str) -> tuple[str, float]:
     simulate_check(system_id, rules, system.args(), 500, seed=1, workers=1)
     if system.group is not None:
         simulate_group(system_id, rules, [a], [b, b], 500, seed=1, workers=1)
-        exact_group(system, rules, [a], [b, b])
+        try:
+            exact_group(system, rules, [a], [b, b])
+        except DicelabError:  # refused past the memory budget (2K's IN economy): nothing to compile
+            pass
     if system.tactics is not None:
         played_duel(system, rules, a, b, "equilibrium")
         if hasattr(sim_module(system_id), "policy_call"):
