@@ -123,7 +123,9 @@ for system, part in curve.groupby("system"):
     eq = part[part["play"] == "equilibrium"].set_index("gap")
     assert book["p_a_wins"].is_monotonic_increasing and eq["p_a_wins"].is_monotonic_increasing, system
     assert (book.loc[0, "value"] == 0) and abs(eq.loc[0, "value"]) < 1e-9, system
+matters = {f.facts["system"]: f.facts for f in said if f.key == "matters"}
 parry = choices[(choices["system"] == "onesix") & (choices["kind"] == "dominated")]["name"]
-assert "parry=always" in set(parry) and facts["matters"]["system"] == "onesix"
-assert facts["matters"]["rounds"][1] < facts["matters"]["rounds"][0]
+assert "parry=always" in set(parry) and {"onesix", "kurs"} <= set(matters)
+assert matters["onesix"]["rounds"][1] < matters["onesix"]["rounds"][0]  # 2K: never parrying shortens the fight
+assert matters["kurs"]["rounds"][1] > matters["kurs"]["rounds"][0]  # К.У.Р.С.: guarded stances lengthen it
 assert set(curve["system"]) | set(played.missing()) == {"tristat", "onesix", "tun", "kurs"}

@@ -49,6 +49,18 @@ def group_module(system_id: str) -> ModuleType | None:
         return None
 
 
+def policy_module(system_id: str) -> ModuleType | None:
+    """The module whose ``policy_call`` plays ``system_id``'s duels by a solved strategy: its kernels module, else
+    ``sims/<id>_tactics.py`` (a kernel built on the duel's), else None (not simulated yet)."""
+    module = sim_module(system_id)
+    if hasattr(module, "policy_call"):
+        return module
+    try:
+        return importlib.import_module(f"sims.{system_id}_tactics")
+    except ModuleNotFoundError:
+        return None
+
+
 def options_for(system_id: str, model: str, options: Mapping[str, Any] | Validated | None = None) -> Validated:
     """The rule switches for a model: all off for ``exact``, the defaults (on) for ``full``, then ``options``."""
     model = Choice(MODELS).validate("model", model)
@@ -75,7 +87,7 @@ def check_policy_play(system_id: str) -> None:
     """Refuse, before anything is solved, a duel played by a solved strategy that ``system_id``'s simulator cannot
     play (its kernels module has no ``policy_call``; 2K's decision game mixes whole scripts, which no kernel
     samples yet)."""
-    if not hasattr(sim_module(system_id), "policy_call"):
+    if policy_module(system_id) is None:
         raise DicelabError(f"{system_id}: duels played by a solved strategy are not simulated yet (RULES.md section "
                            f"8); allowed: --play book, or the exact duel: dicelab duel {system_id} --play ...")
 
@@ -91,7 +103,8 @@ def simulate_duel(system_id: str, rules: Any, a: Any, b: Any, n: int, seed: Seed
     opts = options_for(system_id, model, options)
     if policy is not None:
         check_policy_play(system_id)
-    call = module.duel_call(rules, a, b, model, opts) if policy is None else module.policy_call(rules, a, b, policy)
+    call = module.duel_call(rules, a, b, model, opts) if policy is None else \
+        policy_module(system_id).policy_call(rules, a, b, policy)
     counts, done = _run(call, n, seed, workers, progress)
     extra = module.duel_extra(rules, a, b, counts, done) if hasattr(module, "duel_extra") else {}
     if policy is not None:

@@ -17,7 +17,7 @@ the ruleset reaches the kernels packed (:func:`pack_rules`, :func:`pack_track`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 from numba import njit
@@ -603,14 +603,6 @@ def _groups(out: np.ndarray, state: np.ndarray, scratch: np.ndarray, key: np.nda
                     _finish(fs, s, spare, w, v, r, track, pain, levels, table, rng)
         final[:] = s[:, S_STATUS]  # UP, OUT, DYING_STATUS: the levels of sims.results
         sim_groups._tally_group(out, lay, rounds, final)
-
-
-def policy_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter,
-                tables: Sequence[Any]) -> Callable[[int, np.random.Generator], np.ndarray]:
-    """Duels played by a solved strategy's policy tables (:func:`sims.kurs_tactics.policy_call`)."""
-    from sims import kurs_tactics
-
-    return kurs_tactics.policy_call(rules, a, b, tables)
 
 
 def group_call(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],

@@ -26,7 +26,7 @@ def warm(system_id: str) -> tuple[str, float]:
     from analysis.fights.fighters import load_fighter
     from analysis.fights.play import played_duel, played_tables
     from analysis.systems import get_system
-    from sims.api import sim_module, simulate_check, simulate_duel, simulate_group
+    from sims.api import policy_module, simulate_check, simulate_duel, simulate_group
 
     start = time.process_time()
     system = get_system(system_id)
@@ -45,7 +45,7 @@ def warm(system_id: str) -> tuple[str, float]:
             pass
     if system.tactics is not None:
         played_duel(system, rules, a, b, "equilibrium")
-        if hasattr(sim_module(system_id), "policy_call"):
+        if policy_module(system_id) is not None:
             tables = played_tables(system, rules, a, b, "equilibrium")
             simulate_duel(system_id, rules, a, b, 500, seed=1, workers=1, policy=tables)
     return system_id, time.process_time() - start

@@ -562,26 +562,30 @@ def played(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                    " Решения здесь — сценарии, выбранные на весь бой; решения по ходу боя пока не "
                                    "смоделированы.") if m["scripts"] else "")))
     dom = opts[opts["kind"] == "dominated"]
+    said = ""
     if len(dom):
         listed = "; ".join(f"{_sys(lang, s)}: {', '.join(dict.fromkeys(p['name']))}"
                            for s, p in dom.groupby("system", sort=False))
-        out.append(Finding("dominated", {"options": sorted(set(zip(dom["system"], dom["name"])))},
-                           _say(lang, "Dominated fixed policies (another value of the same choice does at least as "
-                                      "well against every script and better against one): {l}.",
-                                "Доминируемые политики (другое значение того же выбора не хуже против любого "
-                                "сценария и лучше против какого-то): {l}.", l=listed)))
+        said = _say(lang, "Dominated fixed policies (another value of the same choice does at least as well against "
+                          "every script and better against one): {l}.",
+                    "Доминируемые политики (другое значение того же выбора не хуже против любого сценария и лучше "
+                    "против какого-то): {l}.", l=listed)
     gone = missing()
     rules = opts[(opts["kind"] == "rule") & opts["share_of_gain"].notna()]
     kept = "; ".join(f"{_sys(lang, r.system)}: «{r.text}» ({percent(lang, float(r.share_of_gain))})" if lang == "en"
                      else f"{_sys(lang, r.system)}: решение «{r.name}» ({percent(lang, float(r.share_of_gain))}; "
                           "правило — в таблице)" for r in rules.itertuples())
-    if kept or gone:
-        text = _say(lang, "Simple rules and the share of the equilibrium's gain they keep: {k}.",
-                    "Простые правила и доля выигрыша равновесия, которую они сохраняют: {k}.", k=kept) if kept else ""
+    if said or kept or gone:
+        text = said
+        if kept:
+            text = (text + " " if text else "") + _say(
+                lang, "Simple rules and the share of the equilibrium's gain they keep: {k}.",
+                "Простые правила и доля выигрыша равновесия, которую они сохраняют: {k}.", k=kept)
         if gone:
             text = (text + " " if text else "") + _say(lang, "Decisions are not modelled yet in {s}.",
                                                        "Решения пока не смоделированы в {s}.", s=_names(lang, gone))
-        out.append(Finding("rules", {"rules": {r.system: r.text for r in rules.itertuples()}, "missing": gone}, text))
+        out.append(Finding("rules", {"options": sorted(set(zip(dom["system"], dom["name"]))),
+                                     "rules": {r.system: r.text for r in rules.itertuples()}, "missing": gone}, text))
     return out
 
 

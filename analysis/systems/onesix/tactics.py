@@ -55,6 +55,10 @@ MODEL = ("scripts chosen once per duel (RULES.md section 5's policies as a matri
 """What this game models, echoed in every output of it (``DecisionGame.model``)."""
 
 
+GROUP_ONLY = ("target",)
+"""Policy fields that act only in group fights (RULES.md section 7), inert in a duel: not scripts of its game."""
+
+
 def scripts_of(f: Fighter) -> list[dict[str, Any]]:
     """Every script ``f``'s policy fields express (each field's values, the default first), one dict each.
 
@@ -63,6 +67,8 @@ def scripts_of(f: Fighter) -> list[dict[str, Any]]:
     """
     values = {}
     for name, spec in type(f).specs("policy").items():
+        if name in GROUP_ONLY:
+            continue
         if not isinstance(spec, (Choice, Bool)):
             raise DicelabError(f"onesix policy field {name}: only choices and switches can be scripts")
         options = spec.choices if isinstance(spec, Choice) else (False, True)
