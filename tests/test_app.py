@@ -245,7 +245,9 @@ def test_duel_page_shows_the_lethality_curve_of_the_report(page, app):
     most = tri.duel(tri.rules(after_out="finish"), f, f).to_dict()
     assert value(page, "p_killed_stop") == stop["p_killed"] == value(page, "p_killed")
     assert value(page, "p_killed_most") == pytest.approx(most["p_killed"], abs=1e-12)
-    curve = page.evaluate("document.querySelector('#fig-finishing .js-plotly-plot').data[0].y")
+    plot = "document.querySelector('#fig-finishing .js-plotly-plot')"
+    page.wait_for_function(f"{plot} && {plot}.data")  # the figure draws after the numbers
+    curve = page.evaluate(f"{plot}.data[0].y")
     assert curve[0] == stop["p_killed"] and len(curve) == tri.rules().finish_attacks + 1
     assert all(b >= a - 1e-12 for a, b in zip(curve, curve[1:]))
 
