@@ -157,16 +157,15 @@ assert personality.loc[10, "p_a_wins"] - personality.loc[0, "p_a_wins"] > 0.03
 # `novice_armed` (exact up to one against two, Monte Carlo beyond, each point says which), the fair
 # count of each archetype against each weaker one, and Lanchester's exponent k of each system
 # (strength ∝ count^k: k = 1 the linear law, k = 2 the square law), fitted to mirror fights of
-# `trained_armed` sides.  The same functions make the report's Groups section.
+# `trained_armed` sides.  2K reads its group timing two ways (its duel's IN economy by default, the
+# seed's order by initiative «при большом числе участников» as a variant): the last table shows both.
+# The same function makes the report's Groups section.
 
 # %%
 from analysis.tools import crowds
 
-crowd = crowds.crowd(setup)
-fair = crowds.fair_counts(setup)
-points = crowds.exponent_points(setup)
-k = crowds.exponents(points)
-groups = {"crowd": crowd, "fair_counts": fair, "exponents": k}
+groups = crowds.tables(setup)
+crowd, fair, k, readings = groups["crowd"], groups["fair_counts"], groups["exponents"], groups["group_readings"]
 said = findings.groups(groups, "en")
 Markdown("\n".join(f"* {f.text}" for f in said))
 
@@ -180,6 +179,9 @@ plots.lanchester(k)
 fair
 
 # %%
+readings
+
+# %%
 facts = {f.key: f.facts for f in said}
 for system, part in crowd.groupby("system"):
     p, se = part["p_a_wins"].to_numpy(), part["se"].fillna(0).to_numpy()
@@ -189,3 +191,8 @@ assert ((k["k_lo"] <= k["k"]) & (k["k"] <= k["k_hi"])).all() and (k["k"] > 1).al
 hero = fair[(fair["a"] == crowds.HERO) & (fair["b"] == crowds.MOOK)].set_index("system")["fair_count"]
 assert facts["crowd"]["fair"] == {s: int(c) for s, c in hero.items()}
 assert facts["lanchester"]["most"] == k.loc[k["k"].idxmax(), "system"]
+assert set(readings["reading"]) == {"group_timing=economy", "group_timing=order"}
+economy = readings.set_index("reading").loc["group_timing=economy"]
+assert economy["k"] == k.set_index("system").loc["onesix", "k"]
+assert facts["readings"]["readings"]["group_timing=order"]["k"] == readings.set_index("reading").loc[
+    "group_timing=order", "k"]

@@ -162,6 +162,23 @@ def test_onesix_carry_floor_only_in_an_economy_duel():
     assert names(six.duel(six.rules(), a, a)) == ["carry_floor"]
 
 
+@pytest.mark.parametrize("timing, carried", [("economy", True), ("order", False), ("average", False)])
+def test_onesix_carry_floor_in_a_group_only_under_the_economy(timing, carried):
+    """A group fight carries IN between rounds only under the economy; one against one is the economy duel
+    whatever the group timing, and an encounter's curve (from one against one up) rests on both."""
+    six = get_system("onesix")
+    rules = six.rules(group_timing=timing)
+    one, two = ("--a", "trained_armed", "--b", "novice_armed"), ("--a", "trained_armed", "--b", "2*novice_armed")
+    timing_arg = ("--variant", f"group_timing={timing}")
+    assert list(run_json("duel", "onesix", *one, *timing_arg)["assumptions"]) == ["carry_floor"]
+    assert ("carry_floor" in run_json("sim", "onesix", *two, *timing_arg, "--n", "200")["assumptions"]) == carried
+    if timing != "economy":
+        knife = six.Fighter(attack_rating=10, weapon_ps=5, weapon_class="wound")
+        assert names(six.group(rules, [knife], [six.Fighter()] * 2)) == []
+        assert "carry_floor" in run_json("encounter", "onesix", "--a", "trained_armed", "--b", "novice_armed",
+                                         *timing_arg, "--max", "2", "--n", "200")["assumptions"]
+
+
 def test_tun_rests_on_finish_attacks_only_when_finishing():
     tun = get_system("tun")
     a = load_fighter(tun, "trained_armed")

@@ -21,6 +21,7 @@ import pytest
 
 from analysis.base.params import DicelabError
 from analysis.fights import lethality
+from analysis.fights.fighters import load_fighter
 from analysis.fights.setup import Setup
 from analysis.front.cli import main
 from analysis.front.report import ITEMS, SECTIONS, build_report, compute, findings
@@ -216,6 +217,31 @@ def test_group_findings_hold_and_the_page_carries_their_data(report, tables):
     assert np.allclose(refit["k"], shown["k"], atol=1e-9) and np.allclose(refit["k_hi"], shown["k_hi"], atol=1e-9)
     table = pd.read_csv(report / "fair_counts.csv")
     assert len(table) == len(crowds.GROUPED) * (1 + len(crowds.LADDER) * (len(crowds.LADDER) - 1) // 2)
+
+
+def test_the_page_shows_2k_group_figures_under_economy_and_order(report, tables):
+    """2K's group figures under both readings of its timing: the default's row is the main tables' numbers, the
+    order row's fair count is where the exact chains cross 1/2 (one against one is the economy duel, one against
+    two the order chain), and the sentence and the page carry the CSV's numbers."""
+    six = get_system("onesix")
+    readings = pd.read_csv(report / "group_readings.csv").set_index("reading")
+    assert list(readings.index) == ["group_timing=economy", "group_timing=order"]
+    assert set(readings["system"]) == {"onesix"}
+    economy, order = readings.loc["group_timing=economy"], readings.loc["group_timing=order"]
+    main = tables["exponents"].set_index("system").loc["onesix"]
+    assert economy["k"] == pytest.approx(main["k"], abs=1e-12)
+    fair = tables["fair_counts"].set_index(["system", "a", "b"]).loc[("onesix", crowds.HERO, crowds.MOOK)]
+    assert economy["fair_count"] == fair["fair_count"]
+    hero, mook = load_fighter(six, crowds.HERO), load_fighter(six, crowds.MOOK)
+    rules = six.rules(group_timing="order")
+    one = six.duel(rules, hero, mook).solution.p_a_wins
+    two = six.group(rules, [hero], [mook, mook]).solution.p_a_wins
+    assert one >= 0.5 > two and order["fair_count"] == 2
+    said = {f.key: f.facts for f in findings.groups(tables, "en")}["readings"]
+    assert said["system"] == "onesix"
+    assert said["readings"]["group_timing=order"]["k"] == pytest.approx(order["k"], abs=1e-12)
+    page = (report / "index.html").read_text()
+    assert 'id="group-readings"' in page and "group_timing=order" in page and "group_timing=economy" in page
 
 
 def test_played_well_findings_hold_against_the_plain_duels(report, tables):

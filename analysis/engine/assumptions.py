@@ -22,9 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-USES = ("check", "opposed", "exchange", "duel")
-"""What a result computes: a check, an opposed check, one attack of the first fighter on the second, a duel."""
-FIGHTS = ("exchange", "duel")
+USES = ("check", "opposed", "exchange", "duel", "group")
+"""What a result computes: a check, an opposed check, one attack of the first fighter on the second, a duel, a
+fight of two sides with more than one fighter on a side (RULES.md section 7)."""
+COMBATS = ("duel", "group")
+"""The uses where whole fights are played out."""
+FIGHTS = ("exchange", *COMBATS)
 """The uses where fighters strike."""
 
 
@@ -39,12 +42,12 @@ class Use:
     kind: str = "check"
 
     def _roles(self, index: int) -> list[Mapping[str, Any]]:
-        """Who attacks (``index`` 0) or is attacked (1): in an exchange the first or the second fighter, in a duel
-        both, elsewhere nobody."""
+        """Who attacks (``index`` 0) or is attacked (1): in an exchange the first or the second fighter, in a fight
+        everyone, elsewhere nobody."""
         fighters = list(self.fighters.values())
         if self.kind == "exchange":
             return fighters[index:index + 1]
-        return fighters if self.kind == "duel" else []
+        return fighters if self.kind in COMBATS else []
 
     def attacker(self, name: str, test: Any) -> bool:
         """Whether a fighter who attacks has ``name`` equal to ``test`` (or ``test(value)`` true, for a callable)."""
@@ -68,19 +71,26 @@ def positive(value: Any) -> bool:
 class When:
     """When an assumption applies: the result computes one of ``kinds``, its ruleset has each field of ``rules``,
     a fighter who attacks has each of ``attacker`` and one attacked has each of ``defender`` (a value, or a test
-    such as :func:`positive`).  Plain data, so a system (and its assumptions) travels to worker processes.
+    such as :func:`positive`), and in a group fight its ruleset also has each field of ``group`` (the group
+    rules that keep the duel's machinery).  Plain data, so a system (and its assumptions) travels to worker
+    processes.
 
-    >>> When(("duel",), rules={"after_out": "finish"})(Use({"after_out": "finish"}, kind="duel"))
+    >>> economy = When(COMBATS, rules={"in_economy": True}, group={"group_timing": "economy"})
+    >>> economy(Use({"in_economy": True, "group_timing": "order"}, kind="duel"))
     True
+    >>> economy(Use({"in_economy": True, "group_timing": "order"}, kind="group"))
+    False
     """
 
     kinds: tuple[str, ...] = USES
     rules: Mapping[str, Any] = field(default_factory=dict)
     attacker: Mapping[str, Any] = field(default_factory=dict)
     defender: Mapping[str, Any] = field(default_factory=dict)
+    group: Mapping[str, Any] = field(default_factory=dict)
 
     def __call__(self, use: Use) -> bool:
-        return (use.kind in self.kinds and all(_holds(use.rules.get(n), t) for n, t in self.rules.items())
+        rules = {**self.rules, **self.group} if use.kind == "group" else self.rules
+        return (use.kind in self.kinds and all(_holds(use.rules.get(n), t) for n, t in rules.items())
                 and all(use.attacker(n, t) for n, t in self.attacker.items())
                 and all(use.defender(n, t) for n, t in self.defender.items()))
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from analysis.base.lazy import sp
 from analysis.base.params import Choice, DicelabError, Int, Validated, param
-from analysis.engine.assumptions import Assumption, When, merged
+from analysis.engine.assumptions import COMBATS, Assumption, When, merged
 from analysis.engine.dist import Dist
 from analysis.engine.markov import Solution, Track, kernel
 from analysis.engine.registry import registered
@@ -44,7 +44,7 @@ class DuelRules(Validated):
 
 FINISH_ATTACKS = Assumption(
     "finish_attacks", "no seed says how long a winner keeps attacking a helpless fighter: the lab stops after this "
-    "many attacks (after_out=finish)", (3, 5, 10, 20), When(("duel",), rules={"after_out": "finish"}))
+    "many attacks (after_out=finish)", (3, 5, 10, 20), When(COMBATS, rules={"after_out": "finish"}))
 """The duel option every system's assumptions include: it decides P(killed) under ``after_out = "finish"``."""
 
 

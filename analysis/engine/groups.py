@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from analysis.engine.markov import DEAD, DYING, OUT, UP, Absorption, Solution
-from analysis.engine.results import assumptions_echo, house_rules_echo, strict
+from analysis.engine.results import fight_assumptions, house_rules_echo, strict
 
 
 @dataclass(frozen=True)
@@ -143,11 +143,10 @@ class GroupResult:
 
     def to_dict(self) -> dict[str, Any]:
         s = self.solution
-        everyone = {f"{side}{i}": f for side, fs in (("a", self.side_a), ("b", self.side_b)) for i, f in enumerate(fs)}
         out: dict[str, Any] = {
             "system": self.system, "model": self.model, "variants": dict(self.variants),
             "house_rules": house_rules_echo(self.system, self.variants),
-            "assumptions": assumptions_echo(self.system, self.variants, everyone, "duel"),
+            "assumptions": fight_assumptions(self.system, self.variants, self.side_a, self.side_b),
             "side_a": [dict(f) for f in self.side_a], "side_b": [dict(f) for f in self.side_b],
             "order": self.order, "p_a_wins": s.p_a_wins, "p_b_wins": s.p_b_wins,
             "p_both_out": s.p_both_out, "p_stalemate": s.p_stalemate,

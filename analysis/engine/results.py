@@ -7,12 +7,12 @@ made it, and turns into JSON with :meth:`to_dict`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-from analysis.engine.assumptions import Use, listed
+from analysis.engine.assumptions import Use, listed, merged
 from analysis.engine.dist import Dist
 from analysis.engine.registry import house_rules_of, registered
 
@@ -32,6 +32,22 @@ def assumptions_echo(system_id: str, variants: Mapping[str, Any],
     ['dk_faces']
     """
     return listed(registered(system_id).assumptions, Use(variants, fighters or {}, kind))
+
+
+def fight_assumptions(system_id: str, variants: Mapping[str, Any], side_a: Sequence[Mapping[str, Any]],
+                      side_b: Sequence[Mapping[str, Any]], sizes: Iterable[str] = ()) -> dict[str, Any]:
+    """The assumptions a fight of two sides rests on (each fighter as results echo it): a duel's when each side is
+    one fighter, else a group fight's; ``sizes`` adds the other kinds a figure also plays (a curve over counts
+    from one against one: ``("duel", "group")``).
+
+    >>> from analysis.systems import get_system
+    >>> six = get_system("onesix").rules(group_timing="order").to_dict()
+    >>> list(fight_assumptions("onesix", six, [{}], [{}])), list(fight_assumptions("onesix", six, [{}], [{}, {}]))
+    (['carry_floor'], [])
+    """
+    everyone = {f"{side}{i}": f for side, fs in (("a", side_a), ("b", side_b)) for i, f in enumerate(fs)}
+    kinds = {"group" if len(side_a) > 1 or len(side_b) > 1 else "duel", *sizes}
+    return merged([assumptions_echo(system_id, variants, everyone, kind) for kind in sorted(kinds)])
 
 
 def strict(obj: Any) -> Any:

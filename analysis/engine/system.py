@@ -79,6 +79,9 @@ class System:
     group_states: Callable[[Any, Any, Any], int] | None = None
     """``group_states(rules, side_a, side_b)``: an upper estimate of the exact group chain's states, without building
     it (the front end refuses past the memory budget, as for duels)."""
+    group_readings: tuple[Mapping[str, Any], ...] = ()
+    """Other readings of the group rules the report shows beside the default's (RULES.md section 7), each the
+    ruleset fields it changes: 2K's ``{"group_timing": "order"}``."""
 
     def level_missing(self, level: str) -> str | None:
         """Why a duel reports ``null`` for ``level``, or ``None`` when the system has it."""

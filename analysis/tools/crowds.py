@@ -33,7 +33,9 @@ import pandas as pd
 from scipy import optimize, stats
 
 from analysis.base.params import DicelabError
+from analysis.engine.assumptions import COMBATS
 from analysis.engine.combat import describe_fighter
+from analysis.engine.results import fight_assumptions
 from analysis.engine.system import System
 from analysis.fights.fighters import load_fighter
 from analysis.fights.setup import Setup
@@ -140,76 +142,79 @@ GROUPED = tuple(s.id for s in all_systems() if grouped(s))
 """The systems whose group fights the lab models."""
 
 
-def fighters_echo(system: System, rules: Any, figure: str) -> dict[str, Any]:
-    """The fighters of a figure of this module by role (``a0``, ``b0``), as results describe them: the crowd's
-    ``HERO`` and ``MOOK``, or the exponent's ``MIRROR`` on both sides."""
+def assumed(system: System, rules: Any, figure: str) -> dict[str, Any]:
+    """The lab's assumptions a figure of this module rests on: its fights (the crowd's ``HERO`` against one and
+    more ``MOOK``, or the exponent's ``MIRROR`` sides), one against one and in groups."""
     a, b = (HERO, MOOK) if figure == "crowd" else (MIRROR, MIRROR)
-    return {"a0": describe_fighter(load_fighter(system, a), rules), "b0": describe_fighter(load_fighter(system, b), rules)}
+    return fight_assumptions(system.id, rules.to_dict(), [describe_fighter(load_fighter(system, a), rules)],
+                             [describe_fighter(load_fighter(system, b), rules)], COMBATS)
 
 
-def crowd(setup: Setup | None = None, counts: int = COUNTS, n: int = N, seed: int = SEED) -> pd.DataFrame:
+def crowd(setup: Setup | None = None, counts: int = COUNTS, n: int = N, seed: int = SEED,
+          readings: bool = False) -> pd.DataFrame:
     """One ``HERO`` against 1 .. ``counts`` ``MOOK`` in each system with group fights: P(side A wins), P(side B
-    wins), how each point was computed (exact up to ``EXACT_MAX`` fighters), and n, SE and CI where simulated."""
+    wins), how each point was computed (exact up to ``EXACT_MAX`` fighters), and n, SE and CI where simulated;
+    ``readings``: under each system's other readings of the group rules instead (``System.group_readings``)."""
     setup = setup or Setup.build()
     rows = []
-    for system, stream in _systems(seed):
-        rules = setup.ruleset(system.id)
+    for system, rules, reading, stream in _systems(setup, seed, readings):
         e = encounter(system, rules, [load_fighter(system, HERO)], [load_fighter(system, MOOK)], max_count=counts,
                       n=n, seed=_int(stream), exact_max=EXACT_MAX)
-        rows += [{"system": system.id, "a": HERO, "b": MOOK, **_point(pt)} for pt in e.curve]
-    return clean(pd.DataFrame(rows, columns=["system", "a", "b", "count", "p_a_wins", "p_b_wins", "method", "n",
-                                             "se", "ci_lo", "ci_hi"]))
+        rows += [{"system": system.id, "reading": reading, "a": HERO, "b": MOOK, **_point(pt)} for pt in e.curve]
+    return clean(pd.DataFrame(rows, columns=["system", "reading", "a", "b", "count", "p_a_wins", "p_b_wins", "method",
+                                             "n", "se", "ci_lo", "ci_hi"]))
 
 
 def fair_counts(setup: Setup | None = None, n: int = N // 2, seed: int = SEED + 1,
-                pairs: Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
+                pairs: Sequence[tuple[str, str]] | None = None, readings: bool = False) -> pd.DataFrame:
     """The fair count of each archetype against each weaker one (``LADDER``, and ``HERO`` against ``MOOK``): the
-    smallest count of B whose P(A wins) falls below 1/2, with P(A wins) there and one count before."""
+    smallest count of B whose P(A wins) falls below 1/2, with P(A wins) there and one count before
+    (``readings``: as :func:`crowd`)."""
     setup = setup or Setup.build()
     pairs = pairs if pairs is not None else [(HERO, MOOK)] + [(LADDER[j], LADDER[i]) for j in range(len(LADDER))
                                                                for i in range(j)]
     rows = []
-    for system, stream in _systems(seed):
-        rules = setup.ruleset(system.id)
+    for system, rules, reading, stream in _systems(setup, seed, readings):
         for (a, b), s in zip(pairs, stream.spawn(len(pairs))):
             e = encounter(system, rules, [load_fighter(system, a)], [load_fighter(system, b)], max_count=MAX_COUNT,
                           n=n, seed=_int(s), until_fair=True, exact_max=EXACT_MAX - 1)
             last = e.curve[-1]
             before = e.curve[-2].p_a_wins if len(e.curve) > 1 and e.fair_count is not None else None
-            rows.append({"system": system.id, "a": a, "b": b, "fair_count": e.fair_count or pd.NA,
+            rows.append({"system": system.id, "reading": reading, "a": a, "b": b, "fair_count": e.fair_count or pd.NA,
                          "p_a_wins_at": last.p_a_wins if e.fair_count is not None else None,
                          "p_a_wins_before": before, "method": e.method, "n": n,
                          "note": e.reason or ""})
-    out = clean(pd.DataFrame(rows, columns=["system", "a", "b", "fair_count", "p_a_wins_at", "p_a_wins_before",
-                                            "method", "n", "note"]))
+    out = clean(pd.DataFrame(rows, columns=["system", "reading", "a", "b", "fair_count", "p_a_wins_at",
+                                            "p_a_wins_before", "method", "n", "note"]))
     return out.astype({"fair_count": "Int64"})
 
 
 def exponent_points(setup: Setup | None = None, n: int = N, seed: int = SEED + 2,
-                    sizes: Sequence[tuple[int, int]] = SIZES) -> pd.DataFrame:
+                    sizes: Sequence[tuple[int, int]] = SIZES, readings: bool = False) -> pd.DataFrame:
     """The Monte Carlo mirror fights the exponent is fitted to: ``MIRROR`` sides of every size pair, both ways;
-    one row per side and count of its fighters standing at the end, with the fights that ended so."""
+    one row per side and count of its fighters standing at the end, with the fights that ended so (``readings``:
+    as :func:`crowd`)."""
     from sims.api import simulate_group
 
     setup = setup or Setup.build()
     rows = []
-    for system, stream in _systems(seed):
-        rules = setup.ruleset(system.id)
+    for system, rules, reading, stream in _systems(setup, seed, readings):
         f = load_fighter(system, MIRROR)
         ways = [(m, k) for m, k in sizes] + [(k, m) for m, k in sizes]
         for (m, k), s in zip(ways, stream.spawn(len(ways))):
             res = simulate_group(system.id, rules, [f] * m, [f] * k, n, seed=s, workers=1)
             for side in ("a", "b"):
-                rows += [{"system": system.id, "fighter": MIRROR, "m": m, "n_b": k, "side": side, "standing": j,
-                          "fights": round(e.value * res.n), "n": res.n} for j, e in res.survivors(side).items()]
-    return pd.DataFrame(rows, columns=["system", "fighter", "m", "n_b", "side", "standing", "fights", "n"])
+                rows += [{"system": system.id, "reading": reading, "fighter": MIRROR, "m": m, "n_b": k, "side": side,
+                          "standing": j, "fights": round(e.value * res.n), "n": res.n}
+                         for j, e in res.survivors(side).items()]
+    return pd.DataFrame(rows, columns=["system", "reading", "fighter", "m", "n_b", "side", "standing", "fights", "n"])
 
 
 def exponents(points: pd.DataFrame) -> pd.DataFrame:
-    """Lanchester's exponent k of each system, fitted to :func:`exponent_points`, with its interval and each size
-    pair's own k (``k_pairs``: ``"m:n=k"``)."""
+    """Lanchester's exponent k of each system (and reading), fitted to :func:`exponent_points`, with its interval and
+    each size pair's own k (``k_pairs``: ``"m:n=k"``)."""
     rows = []
-    for system, part in points.groupby("system", sort=False):
+    for (system, reading), part in points.fillna({"reading": ""}).groupby(["system", "reading"], sort=False):
         survivors = {(int(m), int(k)): tuple(list(w.sort_values("standing")["fights"]) for _, w in
                                              way.groupby("side", sort=True))
                      for (m, k), way in part.groupby(["m", "n_b"], sort=False)}
@@ -221,9 +226,42 @@ def exponents(points: pd.DataFrame) -> pd.DataFrame:
                     own.append(f"{m}:{k}={lanchester({(m, k): survivors[(m, k)], (k, m): survivors[(k, m)]}).k:.2f}")
                 except DicelabError:
                     own.append(f"{m}:{k}=—")
-        rows.append({"system": system, "fighter": part["fighter"].iloc[0], "k": e.k, "k_lo": e.ci[0],
-                     "k_hi": e.ci[1], "se": e.se, "fights": e.fights // 2, "k_pairs": ", ".join(own)})
-    return pd.DataFrame(rows, columns=["system", "fighter", "k", "k_lo", "k_hi", "se", "fights", "k_pairs"])
+        rows.append({"system": system, "reading": reading, "fighter": part["fighter"].iloc[0], "k": e.k,
+                     "k_lo": e.ci[0], "k_hi": e.ci[1], "se": e.se, "fights": e.fights // 2, "k_pairs": ", ".join(own)})
+    return pd.DataFrame(rows, columns=["system", "reading", "fighter", "k", "k_lo", "k_hi", "se", "fights", "k_pairs"])
+
+
+def tables(setup: Setup | None = None) -> dict[str, pd.DataFrame]:
+    """The Groups section's tables (the report's and the notebook's): ``crowd``, ``fair_counts``,
+    ``exponent_points`` and ``exponents`` under each system's ruleset, and ``group_readings``, the systems whose
+    group rules read another way under each reading (:func:`readings`)."""
+    setup = setup or Setup.build()
+    t = {"crowd": crowd(setup), "fair_counts": fair_counts(setup), "exponent_points": exponent_points(setup)}
+    t["exponents"] = exponents(t["exponent_points"])
+    also_crowd, also_fair = crowd(setup, readings=True), fair_counts(setup, pairs=[(HERO, MOOK)], readings=True)
+    also_k = exponents(exponent_points(setup, readings=True))
+    t["group_readings"] = readings(pd.concat([t["crowd"], also_crowd]), pd.concat([t["fair_counts"], also_fair]),
+                                   pd.concat([t["exponents"], also_k]))
+    return t
+
+
+def readings(crowds: pd.DataFrame, fair: pd.DataFrame, k: pd.DataFrame) -> pd.DataFrame:
+    """Each system with other readings of its group rules, one row per reading (the default's and the others', the
+    tables of :func:`crowd`, :func:`fair_counts` and :func:`exponents` concatenated over both): P(A wins) of
+    ``HERO`` against ``COUNTS`` ``MOOK``, the fair count of ``MOOK`` against one ``HERO`` and the exponent."""
+    shown = [s.id for s in all_systems() if grouped(s) and s.group_readings]
+    last = crowds[crowds["count"] == crowds["count"].max()]
+    hero = fair[(fair["a"] == HERO) & (fair["b"] == MOOK)]
+    rows = []
+    for r in k[k["system"].isin(shown)].itertuples():
+        at = last[(last["system"] == r.system) & (last["reading"] == r.reading)]
+        count = hero[(hero["system"] == r.system) & (hero["reading"] == r.reading)]
+        rows.append({"system": r.system, "reading": r.reading, "a": HERO, "b": MOOK, "count": int(at["count"].iloc[0]),
+                     "p_a_wins": float(at["p_a_wins"].iloc[0]), "fair_count": count["fair_count"].iloc[0],
+                     "k": r.k, "k_lo": r.k_lo, "k_hi": r.k_hi})
+    out = pd.DataFrame(rows, columns=["system", "reading", "a", "b", "count", "p_a_wins", "fair_count", "k", "k_lo",
+                                      "k_hi"])
+    return clean(out).astype({"fair_count": "Int64"})
 
 
 def missing() -> list[str]:
@@ -231,12 +269,33 @@ def missing() -> list[str]:
     return [s.id for s in all_systems() if not grouped(s)]
 
 
-def _systems(seed: int) -> list[tuple[System, np.random.SeedSequence]]:
-    """Each system with group fights and its own child stream of ``SeedSequence(seed)`` (one per system id, so a
-    system's numbers do not depend on which others are modelled)."""
+def _systems(setup: Setup, seed: int, others: bool = False) -> list[tuple[System, Any, str, np.random.SeedSequence]]:
+    """Each system with group fights: its ruleset, the reading of its group rules (the fields its other readings
+    change, at their values: ``"group_timing=economy"``; empty for a system with one reading) and its own child
+    stream of ``SeedSequence(seed)`` (one per system id, so a system's numbers do not depend on which others are
+    modelled).  ``others``: each of its other readings instead (``System.group_readings``), the r-th with the
+    streams of ``SeedSequence([seed, r])``."""
     systems = list(all_systems())
-    streams = np.random.SeedSequence(seed).spawn(len(systems))
-    return [(s, st) for s, st in zip(systems, streams) if grouped(s)]
+    out = []
+    for i, s in enumerate(systems):
+        if not grouped(s):
+            continue
+        rules = setup.ruleset(s.id)
+        fields = sorted({name for reading in s.group_readings for name in reading})
+        if not others:
+            out.append((s, rules, _reading(rules, fields), np.random.SeedSequence(seed).spawn(len(systems))[i]))
+            continue
+        for r, reading in enumerate(s.group_readings, start=1):
+            if all(getattr(rules, name) == value for name, value in reading.items()):
+                continue
+            other = rules.replace(**reading)
+            out.append((s, other, _reading(other, fields), np.random.SeedSequence([seed, r]).spawn(len(systems))[i]))
+    return out
+
+
+def _reading(rules: Any, fields: Sequence[str]) -> str:
+    """The group reading in force, as ``field=value`` of each field a system's readings change."""
+    return ", ".join(f"{name}={getattr(rules, name)}" for name in fields)
 
 
 def _int(stream: np.random.SeedSequence) -> int:

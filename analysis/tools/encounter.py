@@ -26,7 +26,8 @@ import numpy as np
 
 from analysis.base.params import DicelabError, Float, Int
 from analysis.engine.combat import describe_fighter
-from analysis.engine.results import assumptions_echo, strict
+from analysis.engine.assumptions import COMBATS
+from analysis.engine.results import fight_assumptions, strict
 from analysis.engine.system import System
 from analysis.fights.budget import check_group, exact_duel, exact_group
 
@@ -137,8 +138,8 @@ def encounter(system: System, rules: Any, side_a: Sequence[Any], unit_b: Sequenc
             bar.close()
     fair = next((pt.count for pt in curve if pt.p_a_wins < p), None)
     reason = None if fair is not None else f"P(side A wins) stays at or above {p:g} up to {curve[-1].count}"
-    every = {f"{s}{i}": describe_fighter(f, rules) for s, fs in (("a", side_a), ("b", unit_b)) for i, f in
-             enumerate(fs)}
     return Encounter(system.id, rules.to_dict(), tuple(describe_fighter(f, rules) for f in side_a),
                      tuple(describe_fighter(f, rules) for f in unit_b), p, max_count, tuple(curve), fair, reason,
-                     seed, interrupted, assumptions_echo(system.id, rules.to_dict(), every, "duel"))
+                     seed, interrupted, fight_assumptions(system.id, rules.to_dict(),
+                                       [describe_fighter(f, rules) for f in side_a],
+                                       [describe_fighter(f, rules) for f in unit_b], COMBATS))

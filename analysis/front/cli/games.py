@@ -85,14 +85,13 @@ def group_duel(ns: argparse.Namespace, system: Any, rules: Any, side_a: Sequence
 def group_sim(ns: argparse.Namespace, system: Any, rules: Any, side_a: Sequence[Any], side_b: Sequence[Any],
               bar: Any) -> Any:
     """``dicelab sim`` with more than one fighter on a side: the Monte Carlo group fight (returns the result)."""
-    from analysis.engine.results import assumptions_echo
+    from analysis.engine.results import fight_assumptions
     from sims.api import simulate_group
 
     refuse_group_play(ns.play)
     res = simulate_group(system.id, rules, side_a, side_b, ns.n, seed=ns.seed, workers=ns.workers, progress=bar)
     data = res.to_dict()
-    everyone = {f"{s}{i}": f for s, fs in (("a", data["side_a"]), ("b", data["side_b"])) for i, f in enumerate(fs)}
-    data = {**data, "assumptions": assumptions_echo(system.id, data["variants"], everyone, "duel"),
+    data = {**data, "assumptions": fight_assumptions(system.id, data["variants"], data["side_a"], data["side_b"]),
             "play": ns.play, "a": ns.a, "b": ns.b}
     if ns.json:
         emit_json(data)

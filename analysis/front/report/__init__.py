@@ -30,7 +30,7 @@ from analysis.front.report import findings
 from analysis.front.report.page import data_link, document, esc, findings_html, html_table
 from analysis.present import plots
 from analysis.present.chart import Chart, side_by_side
-from analysis.present.i18n import GLOSSARY, LANGS, dice, field_text, label, system_name
+from analysis.present.i18n import GLOSSARY, LANGS, dice, field_text, label, number, system_name
 from analysis.present.tables import assumed_pairs, pairs, render, success_table
 from analysis.systems import SYSTEM_IDS, all_systems, get_system
 from analysis.tools import compare, crowds, played
@@ -110,6 +110,8 @@ TEXT = {
         "method": "computed", "fair_note": "note",
         "methods": {"exact": "exact", "monte_carlo": "Monte Carlo", "mixed": "exact, then Monte Carlo"},
         "none_up_to": "A still wins more often than not against {max}",
+        "readings_title": "The group rules read another way: {a} against {b} under each reading",
+        "reading_col": "reading", "p_against": "P(A wins) against {count}", "k_col": "exponent k", "k_ci": "95% interval",
         "house": "{mine} against {base}: checks, archetype duels and the worth of +1",
         "special": "Special results at the standard check (nearest the 50% point)",
         "difficulty": "P(success) by {value}", "dice_col": "dice", "value_col": "value",
@@ -166,6 +168,9 @@ TEXT = {
         "method": "расчёт", "fair_note": "примечание",
         "methods": {"exact": "точно", "monte_carlo": "Монте-Карло", "mixed": "точно, затем Монте-Карло"},
         "none_up_to": "A чаще побеждает даже против {max}",
+        "readings_title": "Групповые правила в другом прочтении: {a} против {b} в каждом прочтении",
+        "reading_col": "прочтение", "p_against": "P(победы A) против {count}", "k_col": "показатель k",
+        "k_ci": "95%-интервал",
         "house": "{mine} против {base}: проверки, бои архетипов и цена +1",
         "special": "Особые результаты стандартной проверки (около точки 50%)",
         "difficulty": "P(успеха) по значению «{value}»", "dice_col": "кубики", "value_col": "значение",
@@ -269,9 +274,7 @@ def compute(setup: Setup, sections: Iterable[str]) -> dict[str, pd.DataFrame]:
     if sections & {"combat", "lethality", "tactics"}:
         t["assumption_ranges"] = compare.assumption_ranges(setup)
     if "groups" in sections:
-        t.update(crowd=crowds.crowd(setup), fair_counts=crowds.fair_counts(setup),
-                 exponent_points=crowds.exponent_points(setup))
-        t["exponents"] = crowds.exponents(t["exponent_points"])
+        t.update(crowds.tables(setup))
     if "played" in sections:
         t.update(played=played.curve(setup), played_options=played.options(setup))
     return t
@@ -317,8 +320,7 @@ def assumed(item: Item, setup: Setup, system_id: str) -> dict[str, Any]:
     if item.model == "check":
         return assumptions_echo(system_id, rules.to_dict())
     if item.model in ("group", "lanchester"):
-        every = crowds.fighters_echo(system, rules, item.name)
-        return assumptions_echo(system_id, rules.to_dict(), every, "duel")
+        return crowds.assumed(system, rules, item.name)
     rules = lethality.duel_rules(rules)
     fighter_a = setup.fighters(system_id)[0]
     a, b = (describe_fighter(f, rules) for f in setup.fighters(system_id))
@@ -499,7 +501,28 @@ def _fair_html(t: dict[str, pd.DataFrame], lang: str, out: Path, written: list[P
     written.append(write_atomic(out / "exponent_points.csv", points))
     return (f'<h3 id="fair-counts">{esc(words["fair_title"])}</h3>{html_table(fair, cols, lang)}'
             f"{data_link('fair_counts.csv', csv, words['table'])} "
-            f"{data_link('exponent_points.csv', points, words['table'] + ': k')}")
+            f"{data_link('exponent_points.csv', points, words['table'] + ': k')}"
+            f"{_readings_html(t['group_readings'], lang, out, written)}")
+
+
+def _readings_html(df: pd.DataFrame, lang: str, out: Path, written: list[Path]) -> str:
+    """Each system's readings of its group rules side by side (RULES.md section 7: 2K's economy and order), with
+    their CSV; nothing when no system has another reading."""
+    if df.empty:
+        return ""
+    words = TEXT[lang]
+    shown = df.copy()
+    shown["system_name"] = [system_name(lang, s) for s in shown["system"]]
+    shown["interval"] = [f"{number(lang, lo, 2)}–{number(lang, hi, 2)}" for lo, hi in zip(shown["k_lo"], shown["k_hi"])]
+    cols = [("system_name", words["system"], "text"), ("reading", words["reading_col"], "code"),
+            ("p_a_wins", words["p_against"].format(count=int(df["count"].max())), "odds"),
+            ("fair_count", words["fair_count"], "int"), ("k", words["k_col"], "num"),
+            ("interval", words["k_ci"], "text")]
+    csv = df.to_csv(index=False)
+    written.append(write_atomic(out / "group_readings.csv", csv))
+    title = words["readings_title"].format(a=crowds.HERO, b=crowds.MOOK)
+    return (f'<h3 id="group-readings">{esc(title)}</h3>{html_table(shown, cols, lang)}'
+            f"{data_link('group_readings.csv', csv, words['table'])}")
 
 
 def _options_html(t: dict[str, pd.DataFrame], lang: str, out: Path, written: list[Path]) -> str:

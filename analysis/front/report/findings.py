@@ -508,6 +508,20 @@ def groups(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                       "{p}.",
                                 "Края лестницы архетипов: равное число {b} против одного {a} — {p}.",
                                 a=LADDER[-1], b=LADDER[0], p=parts)))
+    for system, part in t.get("group_readings", pd.DataFrame(columns=["system"])).groupby("system", sort=False):
+        rows = list(part.itertuples())
+        each = "; ".join(_say(lang, "under {r} A wins {p} against {n}, the fair count is {c} and k = {k}",
+                              "при {r} A побеждает в {p} боёв против {n}, равное число — {c}, k = {k}",
+                              r=r.reading, p=percent(lang, r.p_a_wins), n=r.count,
+                              c=r.fair_count if not pd.isna(r.fair_count) else _say(lang, "more than {m}", "больше {m}",
+                                                                                     m=MAX_COUNT),
+                              k=number(lang, r.k, 2)) for r in rows)
+        out.append(Finding("readings", {"system": system, "readings": {
+            r.reading: {"p_a_wins": float(r.p_a_wins), "fair_count": None if pd.isna(r.fair_count) else int(r.fair_count),
+                        "k": float(r.k)} for r in rows}},
+                           _say(lang, "{s}, {a} against {b}, under each reading of its group rules: {each}.",
+                                "{s}, {a} против {b}, в каждом прочтении её групповых правил: {each}.",
+                                s=_sys(lang, system), a=HERO, b=MOOK, each=each)))
     gone = missing()
     if gone:
         out.append(Finding("missing", {"systems": gone},

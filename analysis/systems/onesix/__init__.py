@@ -22,7 +22,7 @@ import numpy as np
 
 from analysis.base.params import ParamError
 from analysis.engine import markov
-from analysis.engine.assumptions import FIGHTS, Assumption, When
+from analysis.engine.assumptions import COMBATS, FIGHTS, Assumption, When
 from analysis.engine.combat import FINISH_ATTACKS, Resolution, describe_fighter
 from analysis.engine.registry import register
 from analysis.engine.system import System
@@ -185,10 +185,11 @@ SYSTEM = register(System(
     tactics_states=tactics_states,
     group=group,
     group_states=group_states,
+    group_readings=({"group_timing": "order"},),
     assumptions=(
         Assumption("carry_floor", "the seed carries a debt of IN in full and gives no floor: the lab bounds it so the "
                    "exact chain stays finite", (-6, -12, -20, -40),
-                   When(("duel",), rules={"in_economy": True})),
+                   When(COMBATS, rules={"in_economy": True}, group={"group_timing": "economy"})),
         Assumption("gear_rating", "the seed rates no weapon's reliability: 8 is the rating an average 2K carries to "
                    "15, so a faulted weapon breaks 42.6% of the time", (4, 8, 12, 15),
                    When(FIGHTS, rules={"gear_faults": True})),

@@ -16,7 +16,7 @@ This module registers the system.
 
 from __future__ import annotations
 
-from analysis.engine.assumptions import FIGHTS, Assumption, When, positive
+from analysis.engine.assumptions import COMBATS, FIGHTS, Assumption, When, positive
 from analysis.engine.combat import FINISH_ATTACKS
 from analysis.engine.registry import register
 from analysis.engine.system import System
@@ -111,7 +111,7 @@ SYSTEM = register(System(
                    "points off every hit, floor 0", (0, 2, 5, 10), When(FIGHTS, defender={"armor": positive})),
         Assumption("total_defence_rounds", "nothing ends a fight against total defence: the lab stops after this many "
                    "rounds (help arrives, the attacker gives up)", (3, 5, 10, 20),
-                   When(("duel",), defender={"stance": "total_defence"})),
+                   When(COMBATS, defender={"stance": "total_defence"})),
         Assumption("shock_rule", "the seed names Shock without its numbers: the lab's stand-in, a Body check after a "
                    "hit above the shock value", (False, True), When(FIGHTS, rules={"shock_rule": True})),
         FINISH_ATTACKS,
