@@ -17,6 +17,11 @@ attacks every system nears its ceiling; the curve between says how fast a
 helpless fighter dies.  "Killed" is the level the setup's ``lethal_at`` option
 names (``dying`` by default).
 
+The duels are played as the setup's ``play`` says (RULES.md section 8): by the
+book, or solved as the system's decision game (``best``, ``equilibrium``); a
+played lethality curve solves the game once per number of finishing attacks,
+since playing well may change with how long the winner may strike.
+
 >>> df = skill_gap("tristat", gaps=(0, 2))
 >>> list(df["gap"]), bool(df["p_a_wins"].is_monotonic_increasing)
 ([0, 2], True)
@@ -34,7 +39,7 @@ from analysis.engine import markov
 from analysis.engine.combat import branch_kernel
 from analysis.engine.markov import OUT
 from analysis.engine.system import System
-from analysis.fights.budget import exact_duel
+from analysis.fights.play import played_duel
 from analysis.fights.setup import BASE, Setup
 from analysis.systems import SYSTEM_IDS, get_system
 
@@ -71,7 +76,7 @@ def skill_gap(system_id: str, setup: Setup | None = None, gaps: Iterable[int] = 
     rows = []
     for gap in gaps:
         a = with_gap(system, base_a, gap)
-        res = exact_duel(system, rules, a, b).to_dict()
+        res = played_duel(system, rules, a, b, setup.play).to_dict()
         hit_a, hit_b = system.exchange(rules, a, b), system.exchange(rules, b, a)
         edge_a, edge_b = hit_a.p_hit + hit_a.p_graze, hit_b.p_hit + hit_b.p_graze
         rows.append({
@@ -103,8 +108,13 @@ def finishing(system_id: str, setup: Setup | None = None) -> pd.DataFrame:
     system = get_system(system_id)
     rules = setup.ruleset(system_id)
     a, b = setup.fighters(system_id)
-    res = exact_duel(system, rules.replace(after_out="finish"), a, b).to_dict()
+    res = played_duel(system, rules.replace(after_out="finish"), a, b, setup.play).to_dict()
     curve = res["p_killed_by_finish_attacks"] or [None] * (rules.finish_attacks + 1)
+    if setup.play != "book" and res["p_killed"] is not None:
+        curve = [played_duel(system, rules.replace(after_out="stop"), a, b, setup.play).to_dict()["p_killed"]]
+        curve += [played_duel(system, rules.replace(after_out="finish", finish_attacks=k), a, b,
+                              setup.play).to_dict()["p_killed"] for k in range(1, rules.finish_attacks)]
+        curve.append(res["p_killed"])
     decided = res["p_a_wins"] + res["p_b_wins"] + res["p_both_out"]
     blow = curve[0] / decided if curve[0] is not None and decided > 0 else None
     note = res["null_reasons"].get("p_killed", "")
@@ -118,7 +128,7 @@ def rounds_distribution(system_id: str, setup: Setup | None = None) -> pd.DataFr
     """P(the first fighter goes out in round r) for the setup's pairing A vs B."""
     setup = setup or Setup.build()
     system = get_system(system_id)
-    sol = exact_duel(system, duel_rules(setup.ruleset(system_id)), *setup.fighters(system_id)).solution
+    sol = played_duel(system, duel_rules(setup.ruleset(system_id)), *setup.fighters(system_id), setup.play).solution
     return pd.DataFrame({"system": system_id, "round": list(sol.rounds), "p": list(sol.rounds.values())})
 
 
@@ -170,16 +180,20 @@ def _diag(values: np.ndarray) -> Any:
     return sp.diags(values, format="csr")
 
 
-def compare(setup: Setup | None = None, systems: Iterable[str] = SYSTEM_IDS) -> dict[str, pd.DataFrame]:
-    """Every table of the combat comparison: ``skill_gap`` (wins and rounds by gap), ``lethality`` (P(at least one
-    killed) by the finishing attacks allowed, :func:`finishing`), ``rounds`` (the first out's round) and
-    ``hits_to_out``."""
+TABLES = ("skill_gap", "lethality", "rounds", "hits_to_out")
+"""The tables of the combat comparison (:func:`compare`)."""
+
+
+def compare(setup: Setup | None = None, systems: Iterable[str] = SYSTEM_IDS,
+            tables: Iterable[str] = TABLES) -> dict[str, pd.DataFrame]:
+    """The tables of the combat comparison named in ``tables`` (all by default): ``skill_gap`` (wins and rounds by
+    gap), ``lethality`` (P(at least one killed) by the finishing attacks allowed, :func:`finishing`), ``rounds``
+    (the first out's round) and ``hits_to_out``."""
     setup = setup or Setup.build()
     systems = list(systems)
-    gap = pd.concat([skill_gap(s, setup) for s in systems], ignore_index=True)
-    return {
-        "skill_gap": gap.drop(columns=["p_a_killed", "p_b_killed", "p_killed", "killed_note", "mean_finish_attacks"]),
-        "lethality": pd.concat([finishing(s, setup) for s in systems], ignore_index=True),
-        "rounds": pd.concat([rounds_distribution(s, setup) for s in systems], ignore_index=True),
-        "hits_to_out": pd.concat([hits_to_out(s, setup) for s in systems], ignore_index=True),
-    }
+    makers = {"skill_gap": lambda s: skill_gap(s, setup).drop(
+                  columns=["p_a_killed", "p_b_killed", "p_killed", "killed_note", "mean_finish_attacks"]),
+              "lethality": lambda s: finishing(s, setup), "rounds": lambda s: rounds_distribution(s, setup),
+              "hits_to_out": lambda s: hits_to_out(s, setup)}
+    return {name: pd.concat([makers[name](s) for s in systems], ignore_index=True) for name in TABLES
+            if name in set(tables)}

@@ -2,7 +2,8 @@
 
 The report, the notebooks and ``dicelab compare`` take a :class:`Setup`; the
 default is the book's rules with each system's ``trained_armed`` archetype on
-both sides (fighters matched across systems by archetype).
+both sides (fighters matched across systems by archetype), playing by the book
+(``play``: how both sides play the combat figures' duels, RULES.md section 8).
 
 >>> s = Setup.build(rules={"tristat": {"die": 8}}, a={"kurs": "veteran"})
 >>> s.ruleset("tristat").die, s.fighters("kurs")[0].name, s.fighters("kurs")[1].name
@@ -35,12 +36,20 @@ class Setup:
     name: str = "default"
     source: str = field(default="", compare=False)
     """Where the setup came from (a config file), echoed in the report."""
+    play: str = "book"
+    """How both sides play the duels of the combat figures: ``book`` (their policies), ``best`` (A's best response)
+    or ``equilibrium`` (:func:`~analysis.fights.play.played_duel`)."""
 
     @classmethod
     def build(cls, rules: Mapping[str, Any] | None = None, a: Mapping[str, Any] | None = None,
-              b: Mapping[str, Any] | None = None, name: str = "default", source: str = "") -> "Setup":
+              b: Mapping[str, Any] | None = None, name: str = "default", source: str = "",
+              play: str = "book") -> "Setup":
         """A setup from partial mappings: a ruleset or a mapping of its fields (text or values), and fighters
         as objects or :func:`~analysis.fights.fighters.load_fighter` specs; missing systems get the defaults."""
+        if play != "book":
+            from analysis.fights.play import check_play  # numba loads only for a played game
+
+            check_play(play)
         rules, a, b = rules or {}, a or {}, b or {}
         out_rules, out_a, out_b = {}, {}, {}
         for sid in SYSTEM_IDS:
@@ -49,7 +58,7 @@ class Setup:
             out_rules[sid] = system.Rules.from_text(dict(r)) if isinstance(r, Mapping) else (r or system.rules())
             out_a[sid] = _fighter(system, a.get(sid))
             out_b[sid] = _fighter(system, b.get(sid))
-        return cls(out_rules, out_a, out_b, name, source)
+        return cls(out_rules, out_a, out_b, name, source, play)
 
     def ruleset(self, system_id: str) -> Any:
         return self.rules[system_id]
@@ -70,7 +79,7 @@ class Setup:
         for sid in SYSTEM_IDS:
             rules = self.rules[sid]
             variants, a, b = rules.to_dict(), describe_fighter(self.a[sid], rules), describe_fighter(self.b[sid], rules)
-            out[sid] = {"variants": variants, "changed": self.changed(sid),
+            out[sid] = {"variants": variants, "changed": self.changed(sid), "play": self.play,
                         "house_rules": house_rules_of(sid, variants), "a": a, "b": b,
                         "assumptions": rests_on(sid, variants, a, b)}
         return out

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from dataclasses import replace
 import sys
 from typing import Any
 
 from analysis.front.cli import command, emit
+from analysis.front.cli.games import PLAY_CHOICES, PLAY_HELP
 from analysis.present.i18n import LANGS
 
 SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "groups", "rules", "tactics", "played")
@@ -49,6 +51,10 @@ def register(sub: Any) -> None:
                    "like --a (default for both: trained_armed)")
     p.add_argument("--compare", metavar="BASELINE.toml", help="draw every figure as this setup against a baseline, "
                    "side by side: another report config, or 'default' (the book's rules, default fighters)")
+    p.add_argument("--play", choices=PLAY_CHOICES, default=None,
+                   help=f"how both sides play the combat figures' duels: {PLAY_HELP}; default: the config's play, "
+                   "else book, for both setups under --compare (the Played-well section shows book and equilibrium "
+                   "whatever this says)")
     p.add_argument("--sections", metavar="NAME,...", type=sections,
                    help=f"only these sections, in page order (default: all of {', '.join(SECTIONS)})")
 
@@ -60,8 +66,10 @@ def run_report(ns: argparse.Namespace) -> int:
 
     check_output_dir(ns.out)
     setup = load_setup(ns.config, ns.rules, ns.variant, ns.a, ns.b,
-                       default_name="mine" if ns.compare is not None or ns.config else "default")
+                       default_name="mine" if ns.compare is not None or ns.config else "default", play=ns.play)
     baseline = load_baseline(ns.compare) if ns.compare is not None else None
+    if baseline is not None and ns.play is not None:
+        baseline = replace(baseline, play=ns.play)
     lang = ns.lang or (read_config(ns.config).get("lang") if ns.config else None) or "en"
     try:
         with staged_dir(ns.out) as stage:
@@ -80,7 +88,7 @@ def run_report(ns: argparse.Namespace) -> int:
 def _command(ns: argparse.Namespace, lang: str) -> str:
     """The command line that makes this report again, echoed at the foot of the page."""
     words = ["dicelab", "report", "--out", ns.out, "--lang", lang]
-    for flag in ("config", "rules", "compare"):
+    for flag in ("config", "rules", "compare", "play"):
         if getattr(ns, flag):
             words += [f"--{flag}", getattr(ns, flag)]
     if ns.sections:

@@ -38,6 +38,11 @@ from analysis.tools.house_compare import compare_rules
 from analysis.tools.variants import alternatives, rule_alternatives
 
 SECTIONS = ("checks", "worth", "tables", "combat", "lethality", "groups", "rules", "tactics", "played")
+PLAYED_SECTIONS = ("combat", "lethality")
+COMBAT_TABLES = {"combat": ("skill_gap", "rounds"), "lethality": ("lethality", "hits_to_out")}
+"""The tables of :func:`analysis.fights.lethality.compare` each played section draws."""
+"""The sections whose duels are played as the setup's ``play`` says; the others' are played by the book (the rule
+readings and tactical options as fixed scripts; Played well shows both plays)."""
 """The report's sections in page order; ``house`` is added when a baseline is given."""
 _CODE, _AS_CODE = re.compile(r"`([^`]+)`"), r"<code>\1</code>"
 """A command in a glossary text, shown as code."""
@@ -122,6 +127,9 @@ TEXT = {
                            "the helpless loser, one by one).",
         "finished": "after_out=stop (0) or after_out=finish (1 to {n} attacks), killed = {lethal}",
         "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, killed = {lethal}",
+        "play": "played: {play}",
+        "play_setup": "The combat figures' duels are played: {play} (book: the fighters' policies; best: A's best "
+                      "response; equilibrium: both play well).",
         "changes": "What differs", "kind": "kind", "checks_diff": "P(success) of the standard check",
         "duels_diff": "Each archetype against itself ({ended})", "worth_diff": "P(success) bought by +1",
         "archetype": "archetype", "diff": "Δ", "p_a_wins": "P(A wins)", "p_killed": "P(killed)",
@@ -182,6 +190,9 @@ TEXT = {
         "finished": "after_out=stop (0) или after_out=finish (от 1 до {n} ударов), погибшим считается боец {word} "
                     "(lethal_at={lethal})",
         "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, погибшим считается боец {word} (lethal_at={lethal})",
+        "play": "игра: {play}",
+        "play_setup": "Бои в разделах о поединках сыграны так: {play} (book — по политикам бойцов; best — лучший "
+                      "ответ A; equilibrium — обе стороны играют лучшим образом).",
         "changes": "Что отличается", "kind": "вид", "checks_diff": "P(успеха) стандартной проверки",
         "duels_diff": "Каждый архетип против себя ({ended})", "worth_diff": "Прирост P(успеха) от +1",
         "archetype": "архетип", "diff": "Δ", "p_a_wins": "P(победы A)", "p_killed": "P(хотя бы один погиб)",
@@ -266,7 +277,8 @@ def compute(setup: Setup, sections: Iterable[str]) -> dict[str, pd.DataFrame]:
         for s in all_systems():
             t[f"checks_{s.id}"] = success_table(s, setup.ruleset(s.id), s.args())
     if sections & {"combat", "lethality"}:
-        t.update(lethality.compare(setup))
+        t.update(lethality.compare(setup, tables=[name for section, names in COMBAT_TABLES.items()
+                                                  if section in sections for name in names]))
     if "rules" in sections:
         t["variants"] = compare.variant_effects(setup)
     if "tactics" in sections:
@@ -300,6 +312,8 @@ def caption(item: Item, setup: Setup, lang: str) -> str:
             word = findings.LEVEL_WORDS[lang][rules.lethal_at]
             line += t["finished"].format(n=rules.finish_attacks, lethal=rules.lethal_at, word=word) \
                 if item.model == "finishing" else t["ended"].format(after=rules.after_out, lethal=rules.lethal_at, word=word)
+            if item.model in ("duel", "finishing"):
+                line += "; " + t["play"].format(play=setup.play if item.section in PLAYED_SECTIONS else "book")
         rests = assumed(item, setup, sid)
         line += f"; {t['assumptions']}: {assumed_pairs(rests)}" if rests else ""
         lines.setdefault(line, []).append(sid)
@@ -436,7 +450,8 @@ def _setup_html(setup: Setup, lang: str) -> str:
     changed = pd.DataFrame([{"system": sid, "field": k} for sid in SYSTEM_IDS for k in setup.changed(sid)])
     legend = _legend_html(changed, "field", "field", lang) if len(changed) else ""
     source = f"<p>{esc(setup.source)}</p>" if setup.source else ""
-    return f'<div class="setup">{source}{html_table(df, cols, lang)}{legend}</div>'
+    play = f'<p class="play">{esc(t["play_setup"].format(play=setup.play))}</p>'
+    return f'<div class="setup">{source}{html_table(df, cols, lang)}{play}{legend}</div>'
 
 
 def _legend_html(df: pd.DataFrame, shown: str, field_col: str, lang: str) -> str:

@@ -4,6 +4,7 @@ A config (``examples/report.toml``)::
 
     name = "gritty campaign"          # how figures label this setup (default: mine)
     rules = "house_rules/gritty_2k.toml"   # house rules, relative to this file
+    play = "equilibrium"              # how the combat figures' duels are played (default: book)
 
     [tristat]
     variants = { die = 8 }            # any ruleset field: variant, constant or duel option
@@ -12,7 +13,7 @@ A config (``examples/report.toml``)::
 
 Precedence for a system's ruleset: the book, the house rules file (``--rules`` replaces the config's),
 the config's ``variants``, then ``--variant SYSTEM.NAME=VALUE``; for fighters the config, then
-``--a/--b SYSTEM=FIGHTER``.
+``--a/--b SYSTEM=FIGHTER``; for the play the config, then ``--play``.
 
 >>> s = load_setup(None, variants=["tristat.die=8"], a=["kurs=veteran"])
 >>> s.ruleset("tristat").die, s.fighters("kurs")[0].name, s.name
@@ -31,14 +32,15 @@ from analysis.fights.setup import Setup
 from analysis.systems import SYSTEM_IDS, get_system
 from analysis.tools.house_rules import load_rules, ruleset
 
-TOP_KEYS = ("name", "rules", "lang")
+TOP_KEYS = ("name", "rules", "lang", "play")
 SYSTEM_KEYS = ("variants", "a", "b")
 DEFAULT = "default"
 """``--compare default``: the book's rules with the default fighters."""
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
-    """A report config, read and checked: top-level ``name``, ``rules``, ``lang`` and one table per system."""
+    """A report config, read and checked: top-level ``name``, ``rules``, ``lang``, ``play`` and one table per
+    system."""
     shown = f"report config {str(path)!r}"
     data = load_toml(path, "report config")
     for key, value in data.items():
@@ -78,7 +80,8 @@ def _per_system(items: Sequence[str], what: str, sep: str) -> dict[str, list[str
 
 
 def load_setup(config: str | Path | None = None, rules: str | Path | None = None, variants: Sequence[str] = (),
-               a: Sequence[str] = (), b: Sequence[str] = (), default_name: str = "mine") -> Setup:
+               a: Sequence[str] = (), b: Sequence[str] = (), default_name: str = "mine",
+               play: str | None = None) -> Setup:
     """The setup a report runs on, from a config file (or none) and the command line's overrides."""
     data = read_config(config) if config is not None else {}
     base_dir = Path(config).parent if config is not None else Path(".")
@@ -100,7 +103,12 @@ def load_setup(config: str | Path | None = None, rules: str | Path | None = None
         fa[sid] = cli_a.get(sid, table.get("a"))
         fb[sid] = cli_b.get(sid, table.get("b"))
     label = data.get("name") or default_name
-    return Setup.build(rulesets, fa, fb, name=label, source=str(config or ""))
+    try:
+        return Setup.build(rulesets, fa, fb, name=label, source=str(config or ""),
+                           play=play if play is not None else data.get("play", "book"))
+    except DicelabError as err:
+        raise DicelabError(f"report config {str(config)!r}: {err}" if config is not None and play is None
+                           else str(err)) from None
 
 
 def _one_each(items: Sequence[str], what: str) -> dict[str, str]:
