@@ -4,7 +4,7 @@ The kernel plays the duel as the decision game of :mod:`analysis.systems.kurs.ta
 at each turn the mover's stance, once the rolls are known a luck token of the side whose check fails by
 1..luck_bonus, once a hit is known the defender's effort dodge, and the winner's finishing stance; at each it
 computes what the decider knows (the game's features, in their order) and draws the action from the side's policy
-table (:func:`analysis.engine.decisions.policy_tables`), packed by :func:`pack_tables`.  Rolls are uniform draws
+table (:func:`analysis.engine.decisions.policy_tables`), packed by :func:`sims.policy.pack_tables`.  Rolls are uniform draws
 from the equally likely dK sums (:func:`sims.kurs.dk_table`); the damage rule and the box track are tabulated from
 the ruleset (:func:`pack_tracks`).  Counts are laid out as every duel's (:mod:`sims.results`).
 
@@ -19,14 +19,13 @@ from typing import Callable, Sequence
 import numpy as np
 from numba import njit
 
-from analysis.base.params import DicelabError
 from analysis.engine.decisions import PolicyTable
 from analysis.systems import kurs as rules_mod
 from sims.kurs import dk_table
+from sims.policy import _choose, pack_tables
 from sims.results import DUEL_SIZE, DYING, MAX_ROUNDS, OUT, UP, _tally
 
 KINDS = ("stance", "luck", "dodge", "finish_stance")
-MAX_ACTIONS = 4
 NF = 18
 """The longest feature vector (luck)."""
 MARGIN = 80
@@ -36,27 +35,6 @@ MARGIN = 80
  P_FINISH, P_FINISH_ATTACKS, P_CLAMP, P_CLAMP_ZERO, P_CLAMP_LOW, P_SURPRISE) = range(13)
 # Packed fighter: attack skill, defense skill + shield, agility.
 F_ATTACK, F_DEFENSE, F_AGILITY = range(3)
-
-
-def pack_tables(tables: Sequence[PolicyTable]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(meta[side, kind, (features, offset)], lo_shape[side, kind, f, 2], probs): each decision's table as the
-    kernel reads it; a decision missing from ``tables`` plays its plain action."""
-    meta = np.zeros((2, len(KINDS), 2), dtype=np.int64)
-    lo_shape = np.zeros((2, len(KINDS), NF, 2), dtype=np.int64)
-    rows = [np.full((1, MAX_ACTIONS), np.nan)]
-    offset = 1
-    for t in tables:
-        if t.decision not in KINDS:
-            raise DicelabError(f"decision {t.decision} ({t.side}) is not one of the kurs decision game's: "
-                               + ", ".join(KINDS))
-        x, k = "ab".index(t.side), KINDS.index(t.decision)
-        meta[x, k] = (len(t.features), offset)
-        lo_shape[x, k, :len(t.features)] = np.stack([t.lo, t.shape], axis=1)
-        block = np.full((t.probs.shape[0], MAX_ACTIONS), np.nan)
-        block[:, :t.probs.shape[1]] = t.probs
-        rows.append(block)
-        offset += t.probs.shape[0]
-    return meta, lo_shape, np.concatenate(rows)
 
 
 def pack_tracks(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fighter
@@ -80,32 +58,6 @@ def pack_tracks(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fight
             after, level, soaked = rules_mod.mark(rules, boxes, d)
             marks[idx + (d,)] = (*after, -1 if level is None else level, int(soaked))
     return damage, marks, pain, np.array(tr, dtype=np.int64)
-
-
-@njit(cache=True, nogil=True)
-def _choose(x: int, kind: int, feats: np.ndarray, meta: np.ndarray, lo_shape: np.ndarray, probs: np.ndarray,
-            rng: np.random.Generator) -> int:
-    """An action of side ``x`` for decision ``kind`` drawn from its table at ``feats`` (0 off the table)."""
-    cell = 0
-    for f in range(meta[x, kind, 0]):
-        v = feats[f] - lo_shape[x, kind, f, 0]
-        if v < 0 or v >= lo_shape[x, kind, f, 1]:
-            return 0
-        cell = cell * lo_shape[x, kind, f, 1] + v
-    if meta[x, kind, 0] == 0 and meta[x, kind, 1] == 0:
-        return 0
-    row = probs[meta[x, kind, 1] + cell]
-    if np.isnan(row[0]):
-        return 0
-    u = rng.random()
-    acc = 0.0
-    for k in range(MAX_ACTIONS):
-        if np.isnan(row[k]):
-            break
-        acc += row[k]
-        if u < acc:
-            return k
-    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -135,7 +87,7 @@ def _stance_mod(s: int, c: np.ndarray, x: int, r: np.ndarray, track: np.ndarray,
 @njit(cache=True, nogil=True)
 def _duels(tabs: tuple, ctx: tuple, p_a_first: float, n: int, rng: np.random.Generator) -> np.ndarray:
     """n duels played by the policy tables ``tabs``; counts laid out as in :mod:`sims.results`."""
-    meta, lo_shape, probs = tabs
+    meta, codes, lo_shape, probs = tabs
     fs, r, sums, damage, marks, pain, track = ctx
     out = np.zeros(DUEL_SIZE, dtype=np.int64)
     c = np.zeros((2, 9), dtype=np.int64)  # boxes 0..5, tokens, held stance, surprise to come
@@ -157,7 +109,7 @@ def _duels(tabs: tuple, ctx: tuple, p_a_first: float, n: int, rng: np.random.Gen
             y = 1 - x
             _common(feats, c, x)
             feats[11], feats[12], feats[13] = c[y, 7], c[y, 8], int(opener == x)
-            s = _choose(x, 0, feats, meta, lo_shape, probs, rng)
+            s = _choose(x, 0, feats, meta, codes, lo_shape, probs, rng)
             mod, held = _stance_mod(s, c, x, r, track, True)
             c[x, 7] = held
             one_sided = c[x, 8] == 1 or c[y, 7] == 3
@@ -181,7 +133,7 @@ def _duels(tabs: tuple, ctx: tuple, p_a_first: float, n: int, rng: np.random.Gen
                 _common(feats, c, z)
                 feats[11], feats[12], feats[13] = c[1 - z, 8], int(opener == z), int(z == x)
                 feats[14], feats[15], feats[16], feats[17] = c[x, 7], abs(m), spent[1 - z], int(one_sided)
-                if _choose(z, 1, feats, meta, lo_shape, probs, rng) == 0:
+                if _choose(z, 1, feats, meta, codes, lo_shape, probs, rng) == 0:
                     break
                 c[z, 6] -= 1
                 spent[z] = 1
@@ -194,7 +146,7 @@ def _duels(tabs: tuple, ctx: tuple, p_a_first: float, n: int, rng: np.random.Gen
                     if not one_sided and track[0] - c[y, 0] >= r[P_DODGE_FATIGUE]:
                         _common(feats, c, y)
                         feats[11], feats[12], feats[13], feats[14] = c[x, 7], int(opener == y), row[6], row[7]
-                        dodge = _choose(y, 2, feats, meta, lo_shape, probs, rng)
+                        dodge = _choose(y, 2, feats, meta, codes, lo_shape, probs, rng)
                     if dodge:
                         c[y, 0] += r[P_DODGE_FATIGUE]
                     else:
@@ -215,7 +167,7 @@ def _duels(tabs: tuple, ctx: tuple, p_a_first: float, n: int, rng: np.random.Gen
                     feats[i] = c[w, i]
                     feats[5 + i] = c[v, i]
                 feats[4] = c[v, 4]
-                s = _choose(w, 3, feats, meta, lo_shape, probs, rng)
+                s = _choose(w, 3, feats, meta, codes, lo_shape, probs, rng)
                 saved = c[w, 0]
                 mod, _ = _stance_mod(s, c, w, r, track, True)
                 pen = pain[c[w, 0], c[w, 1], c[w, 2], c[w, 3]]
@@ -236,7 +188,7 @@ def policy_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fight
                 tables: Sequence[PolicyTable]) -> Callable[[int, np.random.Generator], np.ndarray]:
     """Duels of ``a`` and ``b`` played by the solved strategy ``tables`` (``policy_tables(dg, ...)`` of
     ``tactics(rules, a, b)``), for :func:`sims.engine.run_chunks`."""
-    tabs = pack_tables(tables)
+    tabs = pack_tables(tables, KINDS, NF)
     damage, marks, pain, track = pack_tracks(rules, a, b)
     fs = np.array([(f.attack_skill, f.defense_skill + f.shield, f.agility) for f in (a, b)], dtype=np.int64)
     r = np.zeros(13, dtype=np.int64)

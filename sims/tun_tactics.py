@@ -7,7 +7,7 @@ finishing attacks it computes what the decider knows (the game's
 features, made canonical the same way: what cannot change what follows is
 zeroed) and draws the action from the side's policy table
 (:func:`analysis.engine.decisions.policy_tables`), packed into arrays
-(:func:`pack_tables`).  Attacks roll the fighter's dice against the limits the
+(:func:`sims.policy.pack_tables`).  Attacks roll the fighter's dice against the limits the
 game uses (packed by :func:`analysis.systems.tun.game.plan`).  Counts are
 laid out as every duel's (:mod:`sims.results`).
 """
@@ -23,6 +23,7 @@ from analysis.engine.decisions import PolicyTable
 from analysis.systems import tun as rules_mod
 from analysis.systems.tun import game as game_mod
 from analysis.systems.tun import walk as w
+from sims.policy import _choose, pack_tables
 from sims.results import DUEL_SIZE, MAX_ROUNDS, _tally
 from sims.tun_rolls import R_CRITS, R_DEATH_MULTIPLE, R_LE, _level, _outcome, dice_table, pack_rules
 
@@ -32,59 +33,9 @@ NF = len(game_mod.FEATURES) + 1
 """The features a kernel computes: :data:`analysis.systems.tun.game.FEATURES`, then ``moving now``."""
 F_OWN_T, F_OPP_T, F_OWN_DIS, F_OWN_IMM, F_OWN_STUN, F_OPP_DIS, F_OPP_IMM, F_OPP_STUN, F_OWN_DEF, F_OWN_MOV, \
     F_OPP_DEF, F_OPP_MOV, F_MOMENT, F_ACTIONS, F_COMING, F_FIRST, F_TMV = range(NF)
-MAX_ACTIONS = 7
 D_LO, D_HI, D_BONUS = range(3)
 MOMENT = np.array([game_mod.MOMENTS.get(ph, -1) for ph in range(w.NPH)], dtype=np.int64)
 """:data:`analysis.systems.tun.game.MOMENTS` by phase."""
-
-
-def pack_tables(tables: Sequence[PolicyTable]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(meta[side, kind, (features, offset)], codes[side, kind, f], lo_shape[side, kind, f, 2], probs): each
-    decision's table as the kernel reads it (its features by their index in the kernel's vector, the cells' action
-    probabilities row after row, :data:`MAX_ACTIONS` wide; a side with no such decision has 0 features and one
-    empty cell)."""
-    names = game_mod.FEATURES + ("moving now",)
-    meta = np.zeros((2, len(KINDS), 2), dtype=np.int64)
-    codes = np.zeros((2, len(KINDS), NF), dtype=np.int64)
-    lo_shape = np.zeros((2, len(KINDS), NF, 2), dtype=np.int64)
-    rows = [np.full((1, MAX_ACTIONS), np.nan)]
-    offset = 1
-    for t in tables:
-        x, k = "ab".index(t.side), KINDS.index(t.decision)
-        meta[x, k] = (len(t.features), offset)
-        for f, name in enumerate(t.features):
-            codes[x, k, f] = names.index(name)
-            lo_shape[x, k, f] = (t.lo[f], t.shape[f])
-        block = np.full((t.probs.shape[0], MAX_ACTIONS), np.nan)
-        block[:, :t.probs.shape[1]] = t.probs
-        rows.append(block)
-        offset += t.probs.shape[0]
-    return meta, codes, lo_shape, np.concatenate(rows)
-
-
-@njit(cache=True, nogil=True)
-def _choose(x: int, kind: int, feats: np.ndarray, meta: np.ndarray, codes: np.ndarray, lo_shape: np.ndarray,
-            probs: np.ndarray, rng: np.random.Generator) -> int:
-    """An action of side ``x`` for decision ``kind`` drawn from its table at ``feats`` (action 0 where the table has
-    no such cell: the game never reaches it)."""
-    cell = 0
-    for f in range(meta[x, kind, 0]):
-        v = feats[codes[x, kind, f]] - lo_shape[x, kind, f, 0]
-        if v < 0 or v >= lo_shape[x, kind, f, 1]:
-            return 0
-        cell = cell * lo_shape[x, kind, f, 1] + v
-    row = probs[meta[x, kind, 1] + cell]
-    if np.isnan(row[0]):
-        return 0
-    u = rng.random()
-    acc = 0.0
-    for k in range(MAX_ACTIONS):
-        if np.isnan(row[k]):
-            break
-        acc += row[k]
-        if u < acc:
-            return k
-    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -322,7 +273,7 @@ def policy_call(rules: rules_mod.Rules, a: rules_mod.Fighter, b: rules_mod.Fight
     :func:`sims.engine.run_chunks`."""
     rules_mod.check_reach(rules, {"A": a, "B": b})
     p = game_mod.plan(rules, a, b)
-    tabs = pack_tables(tables)
+    tabs = pack_tables(tables, KINDS, NF, game_mod.FEATURES + ("moving now",))
     fighters = (a, b)
     tables_ = [dice_table(f.dice) for f in fighters]
     sizes = np.array([t.size for t in tables_], dtype=np.int64)
