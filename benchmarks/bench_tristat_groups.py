@@ -1,18 +1,22 @@
 """Benchmark: Tri-Stat group fights (RULES.md section 7).
 
 1. ``sims``: Monte Carlo group fights of 5 against 5 per CPU second, against the one-on-one duel kernel and the
-   group kernel at one against one in the same run;
+   group kernel at one against one in the same run; with ``--against REV`` the same under ``REV``'s code (a temporary
+   git worktree) and this tree's, alternately in fresh processes, the best of ``--rounds`` runs each;
 2. ``exact``: CPU seconds and round starts of the exact group chain (1v2, 1v3, 2v2 of archetypes) against
    ``group_states``' estimate.
 
-    python benchmarks/bench_tristat_groups.py sims [--n 200000]
+    python benchmarks/bench_tristat_groups.py sims [--n 200000] [--against f5a5f96 --rounds 3]
     python benchmarks/bench_tristat_groups.py exact
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -23,7 +27,8 @@ from sims.engine import seed_sequence
 SYSTEM = get_system("tristat")
 
 
-def sims(ns: argparse.Namespace) -> None:
+def rates(n: int) -> dict[str, tuple[float, float]]:
+    """Each kernel's (fights per CPU second, CPU seconds) for ``n`` fights."""
     import sims.tristat as kernels
 
     rules = SYSTEM.rules()
@@ -31,13 +36,37 @@ def sims(ns: argparse.Namespace) -> None:
     calls = {"duel 1v1": kernels.duel_call(rules, fa, fb, "full", kernels.Options()),
              "group 1v1": kernels.group_call(rules, [fa], [fb]),
              "group 5v5": kernels.group_call(rules, [fa] * 5, [load_fighter(SYSTEM, "novice_armed")] * 3 + [fb] * 2)}
+    out = {}
     for name, call in calls.items():
         call(1000, np.random.default_rng(1))
         rng = np.random.Generator(np.random.PCG64(seed_sequence(2)))
         t0 = time.process_time()
-        call(ns.n, rng)
+        call(n, rng)
         t = time.process_time() - t0
-        print(f"{name}: {ns.n / t:,.0f} fights per CPU second ({ns.n:,} in {t:.2f} s)", flush=True)
+        out[name] = (n / t, t)
+    return out
+
+
+def sims(ns: argparse.Namespace) -> None:
+    if ns.json:
+        print(json.dumps(rates(ns.n)))
+        return
+    if not ns.against:
+        for name, (rate, t) in rates(ns.n).items():
+            print(f"{name}: {rate:,.0f} fights per CPU second ({ns.n:,} in {t:.2f} s)", flush=True)
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from against import ROOT, run_in, worktree
+
+    runs: dict[str, list[dict]] = {"old": [], "new": []}
+    with worktree(ns.against) as tree:
+        for _ in range(ns.rounds):
+            for name, root in (("old", tree), ("new", ROOT)):
+                runs[name].append(json.loads(run_in(root, __file__, "sims", "--n", str(ns.n), "--json")))
+    print(f"fights per CPU second, the best of {ns.rounds} alternating runs of {ns.n:,} each")
+    for kernel in runs["new"][0]:
+        old, new = (max(r[kernel][0] for r in runs[name]) for name in ("old", "new"))
+        print(f"{kernel}: {ns.against} {old:,.0f}, this tree {new:,.0f}, new / old {new / old:.2f}", flush=True)
 
 
 LADDER = [(["veteran"], ["trained_armed"] * 2), (["veteran"], ["novice_armed"] * 3),
@@ -61,7 +90,11 @@ def exact(ns: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
-    sub.add_parser("sims").add_argument("--n", type=int, default=200_000)
+    sim = sub.add_parser("sims")
+    sim.add_argument("--n", type=int, default=200_000)
+    sim.add_argument("--against", metavar="REV", help="also time the kernels of this git revision, alternately")
+    sim.add_argument("--rounds", type=int, default=3, help="--against: runs of each tree")
+    sim.add_argument("--json", action="store_true", help="print this tree's rates as JSON and stop")
     sub.add_parser("exact")
     ns = parser.parse_args()
     {"sims": sims, "exact": exact}[ns.what](ns)

@@ -22,7 +22,7 @@ from numba import njit
 
 from analysis.systems import tristat as rules_mod
 from analysis.base.params import DicelabError
-from sims.dice import _sample, outcome_table
+from sims.dice import _sample, _unowned, outcome_table
 from sims.groups import _tally_group, layout
 from sims.options import SimOptions
 from sims.results import (
@@ -476,8 +476,8 @@ WEAKEST, RANDOM, STRONGEST, SPREAD = range(4)
 def pack_group(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
                side_b: list[rules_mod.Fighter]) -> tuple[np.ndarray, ...]:
     """The arrays of :func:`_group`: scalars, per-type and per-pair rows, damage tables ``[kind, attacker type,
-    defender type, roll]`` (``T_*``), each slot's type and side (the exact engine's layout: side A's distinct
-    fighters in the order first listed, identical ones together, then side B's) and each listed fighter's type.
+    defender type, roll]`` (``T_*``), each slot's type (the exact engine's layout: side A's distinct fighters in the
+    order first listed, identical ones together, then side B's) and each listed fighter's type.
     Every number comes from the exact engine's rules."""
     from analysis.systems.tristat.groups import layout
 
@@ -507,192 +507,242 @@ def pack_group(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
                         rules.after_out == "finish", rules.finish_attacks,
                         any(f.stance == "total_defence" for f in side_a + side_b), rules.total_defence_rounds,
                         rules.extra_defense_penalty, 0], dtype=np.int64)
-    side_of = np.array([types[t][1] for t in slot_type], dtype=np.int64)
     listed = [next(i for i, (g, s, _) in enumerate(types) if g == f and s == side)
               for side, fighters in enumerate((side_a, side_b)) for f in fighters]
-    return (scalars, np.array(rows, dtype=np.int64), pair, tables, np.asarray(slot_type, dtype=np.int64), side_of,
+    return (scalars, np.array(rows, dtype=np.int64), pair, tables, np.asarray(slot_type, dtype=np.int64),
             np.array(listed, dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
-def _pick(att: int, ty: np.ndarray, slot_type: np.ndarray, side: np.ndarray, taken: np.ndarray, down: np.ndarray,
-          hits: np.ndarray, intact: np.ndarray, init: np.ndarray, rng: np.random.Generator) -> int:
-    """The enemy ``att`` attacks (its policy; ties as the exact engine's: least Health left, the kind of fighter
-    listed first, its object intact, the one acting first this round, the first slot); -1 when none."""
-    policy = ty[slot_type[att], Y_POLICY]
-    best, count = -1, 0
-    b0, b1, b2, b3, b4 = 0, 0, 0, 0, 0
-    for e in range(taken.size):
-        if side[e] == side[att] or down[e]:
-            continue
-        count += 1
-        if policy == RANDOM:
-            continue
-        left = ty[slot_type[e], Y_HEALTH] - taken[e]
-        k0 = left if policy == WEAKEST else -ty[slot_type[e], Y_HIT] if policy == STRONGEST else hits[e]
-        k1 = 0 if policy == WEAKEST else left
-        k2, k3, k4 = slot_type[e], 0 if intact[e] else 1, -init[e]
-        if best < 0 or (k0, k1, k2, k3, k4) < (b0, b1, b2, b3, b4):
-            best, b0, b1, b2, b3, b4 = e, k0, k1, k2, k3, k4
-    if policy == RANDOM and count > 0:
-        pick = int(rng.random() * count)
-        for e in range(taken.size):
-            if side[e] != side[att] and not down[e]:
-                if pick == 0:
-                    return e
-                pick -= 1
+NO_TARGET = 1 << 62
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rekey(keys: np.ndarray, e: int, fs: np.ndarray, slot_type: np.ndarray, work: np.ndarray, top: int, span: int,
+           health_size: int) -> None:
+    """Slot ``e``'s place in the order of each target policy but random (``keys[policy, e]``, least first; a fighter
+    down: ``NO_TARGET``): first the policy's own key (Health left, minus the attack target, attacks taken this round),
+    then Health left (below ``health_size``), then the kind of fighter listed first, its object intact, the one acting
+    first this round (initiative at most ``top``, above ``top - span``)."""
+    if work[W_DOWN, e] == 1:
+        keys[WEAKEST, e], keys[STRONGEST, e], keys[SPREAD, e] = NO_TARGET, NO_TARGET, NO_TARGET
+        return
+    left = fs[e, Y_HEALTH] - work[W_TAKEN, e]
+    tie_size = 2 * (slot_type[-1] + 1) * span
+    rest = left * tie_size + (2 * slot_type[e] + 1 - work[W_INTACT, e]) * span + top - work[W_INIT, e]
+    scale = health_size * tie_size
+    keys[WEAKEST, e] = left * scale + rest
+    keys[STRONGEST, e] = -fs[e, Y_HIT] * scale + rest
+    keys[SPREAD, e] = work[W_HITS, e] * scale + rest
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pick(policy: int, lo: int, hi: int, able: int, keys: np.ndarray, down: np.ndarray,
+          rng: np.random.Generator) -> int:
+    """The enemy among slots ``lo..hi-1`` (``able`` of them up) that an attacker with this target policy attacks
+    (ties as the exact engine's: least Health left, the kind of fighter listed first, its object intact, the one
+    acting first this round, the first slot; see :func:`_rekey`); -1 when none."""
+    if policy == RANDOM:
+        if able > 0:
+            pick = int(rng.random() * able)
+            for e in range(lo, hi):
+                if down[e] == 0:
+                    if pick == 0:
+                        return e
+                    pick -= 1
+        return -1
+    best, least = -1, NO_TARGET
+    for e in range(lo, hi):
+        if keys[policy, e] < least:
+            best, least = e, keys[policy, e]
     return best
+
+
+# Rows of the group kernel's work array, one column per slot: damage taken, down, object intact, initiative, defense
+# rolls and attacks taken this round, damage, a broken object and a failed shock check of the current wave, the
+# slots attacked in the wave, the slots up at the round's start in order of play, final levels (sorted worst first
+# within a type), each listed fighter's level and the slot it takes it from; then a row per target policy (random's
+# unused): the slot's place in its order (:func:`_rekey`).
+(W_TAKEN, W_DOWN, W_INTACT, W_INIT, W_DEFS, W_HITS, W_DMG, W_BRK, W_KNK, W_STRUCK, W_ORDER, W_LEVELS, W_ROWS, W_PLACE,
+ W_KEYS) = range(15)
+W_SIZE = W_KEYS + 4
 
 
 @njit(cache=True, nogil=True)
 def _group(sc: np.ndarray, ty: np.ndarray, pair: np.ndarray, tables: np.ndarray, slot_type: np.ndarray,
-           side: np.ndarray, listed: np.ndarray, lay: np.ndarray, rolls: np.ndarray, n: int,
-           rng: np.random.Generator) -> np.ndarray:
+           listed: np.ndarray, lay: np.ndarray, rolls: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """n group fights, counted as :mod:`sims.groups` lays them out (``sc[S_DUEL]``: one against one, counted as a
     duel, :mod:`sims.results`).  Each round every able fighter rolls initiative (2dX + acv; once for the fight
     under ``S_ONCE``); moments in descending initiative, ties together; in a moment, waves of the w-th attacks,
     targets picked from the wave's start and damage landing together; each defense roll after the first in a
     round at a cumulative penalty."""
-    m = slot_type.size
-    low, high, once, shock_rule, penalty = sc[S_LOW], sc[S_HIGH], sc[S_ONCE], sc[S_SHOCK], sc[S_PENALTY]
     out = np.zeros(DUEL_SIZE if sc[S_DUEL] else lay[5] + MAX_ROUNDS + 1, dtype=np.int64)
-    taken = np.zeros(m, dtype=np.int64)
-    down = np.zeros(m, dtype=np.bool_)
-    intact = np.zeros(m, dtype=np.bool_)
-    init = np.zeros(m, dtype=np.int64)
-    acted = np.zeros(m, dtype=np.bool_)
-    mover = np.zeros(m, dtype=np.bool_)
-    defs = np.zeros(m, dtype=np.int64)
-    hits = np.zeros(m, dtype=np.int64)
-    dmg = np.zeros(m, dtype=np.int64)
-    brk = np.zeros(m, dtype=np.bool_)
-    knk = np.zeros(m, dtype=np.bool_)
-    was = np.zeros(m, dtype=np.bool_)
-    levels = np.zeros(m, dtype=np.int64)
-    rows = np.zeros(listed.size, dtype=np.int64)
+    base = sc[S_LOW] + ty[:, Y_ACV].min()
+    by_init = np.zeros(sc[S_HIGH] + ty[:, Y_ACV].max() - base + 1, dtype=np.int64)
+    _groups(out, np.zeros((W_SIZE, slot_type.size), dtype=np.int64), by_init, base, ty[slot_type], sc, pair, tables,
+            slot_type, listed, lay, rolls, n, rng)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _groups(out: np.ndarray, work: np.ndarray, by_init: np.ndarray, base: int, fs: np.ndarray, sc: np.ndarray,
+            pair: np.ndarray, tables: np.ndarray, slot_type: np.ndarray, listed: np.ndarray, lay: np.ndarray,
+            rolls: np.ndarray, n: int, rng: np.random.Generator) -> None:
+    """:func:`_group`'s loop, adding to ``out``, on unowned views of its arrays (:func:`sims.dice._unowned`): side A's
+    slots first (``lay[0]`` of them); ``fs``: each slot's row of its type; ``work``: the rows ``W_*``, zero;
+    ``by_init``: zero, one cell per initiative from ``base`` up, to sort by."""
+    out, work, by_init, fs, sc = _unowned(out), _unowned(work), _unowned(by_init), _unowned(fs), _unowned(sc)
+    pair, tables = _unowned(pair), _unowned(tables)
+    slot_type, listed, lay, rolls, rng = _unowned(slot_type), _unowned(listed), _unowned(lay), _unowned(rolls), \
+        _unowned(rng)
+    m, na, size = slot_type.size, lay[0], rolls.size
+    low, high, once, shock_rule, penalty = sc[S_LOW], sc[S_HIGH], sc[S_ONCE], sc[S_SHOCK], sc[S_PENALTY]
+    capped = sc[S_CAPPED] == 1
+    taken, down, intact, init, defs, hits = work[W_TAKEN], work[W_DOWN], work[W_INTACT], work[W_INIT], work[W_DEFS], \
+        work[W_HITS]
+    dmg, brk, knk, struck, order = work[W_DMG], work[W_BRK], work[W_KNK], work[W_STRUCK], work[W_ORDER]
+    levels, rows, place, keys = work[W_LEVELS], work[W_ROWS], work[W_PLACE], work[W_KEYS:]
+    span, top, health_size = by_init.size, base + by_init.size - 1, 1
+    for e in range(m):
+        health_size = max(health_size, fs[e, Y_HEALTH] + 1)
+    for k in range(m):  # identical fighters (one type, adjacent slots) take their type's levels worst first
+        place[k] = 0
+        while slot_type[place[k]] != listed[k]:
+            place[k] += 1
+        for j in range(k):
+            place[k] += listed[j] == listed[k]
     for _ in range(n):
-        taken[:] = 0
-        down[:] = False
-        intact[:] = True
+        for e in range(m):
+            taken[e], down[e], intact[e] = 0, 0, 1
+        able_a, able_b = na, m - na
         if once:
             for e in range(m):
-                init[e] = _roll(rolls, rng) + ty[slot_type[e], Y_ACV]
+                init[e] = rolls[int(rng.random() * size)] + fs[e, Y_ACV]
         rounds, c, over = 0, 0, False
         while not over:
             if rounds >= MAX_ROUNDS:
                 break
             rounds += 1
             defensive = False
-            for s in range(2):
-                members, attackers = 0, 0
+            if capped:  # a side up with nobody attacking: a defensive round
+                att_a, att_b = 0, 0
                 for e in range(m):
-                    if side[e] == s and not down[e]:
-                        members += 1
-                        attackers += 1 - ty[slot_type[e], Y_TD]
-                defensive = defensive or (members > 0 and attackers == 0)
+                    if down[e] == 0 and fs[e, Y_TD] == 0:
+                        if e < na:
+                            att_a += 1
+                        else:
+                            att_b += 1
+                defensive = (able_a > 0 and att_a == 0) or (able_b > 0 and att_b == 0)
             for e in range(m):
                 if not once:
-                    init[e] = _roll(rolls, rng) + ty[slot_type[e], Y_ACV]
-                acted[e] = down[e]
-                defs[e] = 0
-                hits[e] = 0
-            while not over:
-                top = -1
-                for e in range(m):
-                    if not acted[e] and (top < 0 or init[e] > init[top]):
-                        top = e
-                if top < 0:
-                    break
+                    init[e] = rolls[int(rng.random() * size)] + fs[e, Y_ACV]
+                defs[e], hits[e] = 0, 0
+                _rekey(keys, e, fs, slot_type, work, top, span, health_size)
+                if down[e] == 0:
+                    by_init[init[e] - base] += 1
+            count = 0  # order: the able slots by descending initiative, ties in slot order (a counting sort)
+            for v in range(span - 1, -1, -1):
+                count, by_init[v] = count + by_init[v], count
+            for e in range(m):
+                if down[e] == 0:
+                    order[by_init[init[e] - base]] = e
+                    by_init[init[e] - base] += 1
+            by_init[:] = 0
+            k = 0
+            while k < count and not over:
+                j = k + 1
+                while j < count and init[order[j]] == init[order[k]]:
+                    j += 1
                 waves = 0
-                for e in range(m):
-                    mover[e] = not acted[e] and init[e] == init[top] and not down[e]
-                    if not acted[e] and init[e] == init[top]:
-                        acted[e] = True
-                    if mover[e] and ty[slot_type[e], Y_TD] == 0:
-                        waves = max(waves, ty[slot_type[e], Y_ATTACKS])
+                for q in range(k, j):
+                    if down[order[q]] == 0 and fs[order[q], Y_TD] == 0:
+                        waves = max(waves, fs[order[q], Y_ATTACKS])
                 for w in range(waves):
-                    for e in range(m):
-                        dmg[e], brk[e], knk[e], was[e] = 0, False, False, down[e]
-                    for a in range(m):
-                        t_a = slot_type[a]
-                        if not mover[a] or was[a] or ty[t_a, Y_TD] == 1 or ty[t_a, Y_ATTACKS] <= w:
+                    struck_n = 0
+                    for q in range(k, j):
+                        a = order[q]
+                        if down[a] == 1 or fs[a, Y_TD] == 1 or fs[a, Y_ATTACKS] <= w:
                             continue
-                        e = _pick(a, ty, slot_type, side, taken, was, hits, intact, init, rng)
+                        lo, hi, able = (na, m, able_b) if a < na else (0, na, able_a)
+                        e = _pick(fs[a, Y_POLICY], lo, hi, able, keys, down, rng)
                         if e < 0:
                             continue
                         hits[e] += 1
-                        t_e = slot_type[e]
-                        r = _roll(rolls, rng)
+                        _rekey(keys, e, fs, slot_type, work, top, span, health_size)
+                        struck[struck_n] = e
+                        struck_n += 1
+                        t_a, t_e = slot_type[a], slot_type[e]
+                        r = rolls[int(rng.random() * size)]
                         if r == low:
                             damage = pair[t_a, t_e, R_CRIT]
-                        elif r == high or r > ty[t_a, Y_HIT]:
+                        elif r == high or r > fs[a, Y_HIT]:
                             continue
                         else:
-                            blocking = pair[t_a, t_e, R_BLOCKS] == 1 and intact[e]
-                            target = ty[t_e, Y_BLOCK_DEF if blocking else Y_DEF] - penalty * defs[e]
+                            blocking = pair[t_a, t_e, R_BLOCKS] == 1 and intact[e] == 1
+                            target = fs[e, Y_BLOCK_DEF if blocking else Y_DEF] - penalty * defs[e]
                             defs[e] += 1
-                            if _succeeds(_roll(rolls, rng), target, low, high):
+                            if _succeeds(rolls[int(rng.random() * size)], target, low, high):
                                 if not (blocking and pair[t_a, t_e, R_ABSORB] == 1):
                                     continue
-                                g = _roll(rolls, rng)
+                                g = rolls[int(rng.random() * size)]
                                 damage = tables[T_BLOCKED, t_a, t_e, g]
-                                brk[e] = brk[e] or tables[T_BREAKS, t_a, t_e, g] == 1
+                                if tables[T_BREAKS, t_a, t_e, g] == 1:
+                                    brk[e] = 1
                             else:
-                                damage = tables[T_PLAIN, t_a, t_e, _roll(rolls, rng)]
+                                damage = tables[T_PLAIN, t_a, t_e, rolls[int(rng.random() * size)]]
                         dmg[e] += damage
-                        if shock_rule and damage > ty[t_e, Y_SHOCK] and not _succeeds(_roll(rolls, rng),
-                                                                                       ty[t_e, Y_BODY], low, high):
-                            knk[e] = True
-                    for e in range(m):
-                        if was[e]:
+                        if shock_rule and damage > fs[e, Y_SHOCK] and not _succeeds(
+                                rolls[int(rng.random() * size)], fs[e, Y_BODY], low, high):
+                            knk[e] = 1
+                    for q in range(struck_n):  # the wave's damage lands together (a slot struck twice: once)
+                        e = struck[q]
+                        if down[e] == 1:
                             continue
                         taken[e] += dmg[e]
-                        if brk[e]:
-                            intact[e] = False
-                        if taken[e] > ty[slot_type[e], Y_HEALTH] or knk[e]:
-                            down[e] = True
-                    able_a, able_b = 0, 0
-                    for e in range(m):
-                        if not down[e]:
-                            if side[e] == 0:
-                                able_a += 1
+                        if brk[e] == 1:
+                            intact[e] = 0
+                        if taken[e] > fs[e, Y_HEALTH] or knk[e] == 1:
+                            down[e] = 1
+                            if e < na:
+                                able_a -= 1
                             else:
-                                able_b += 1
+                                able_b -= 1
+                        _rekey(keys, e, fs, slot_type, work, top, span, health_size)
+                        dmg[e], brk[e], knk[e] = 0, 0, 0
                     if able_a == 0 or able_b == 0:
                         over = True
                         break
-            if not over and sc[S_CAPPED] and defensive:
+                k = j
+            if not over and defensive:
                 c += 1
                 if c >= sc[S_CAP]:
                     break
         spent = -1
-        up_a, up_b = False, False
-        for e in range(m):
-            if not down[e]:
-                up_a = up_a or side[e] == 0
-                up_b = up_b or side[e] == 1
-        if over and sc[S_FINISH] and up_a != up_b:
-            winner = 0 if up_a else 1
-            hitter = -1
-            for e in range(m):
-                if hitter < 0 and side[e] == winner and not down[e]:
-                    hitter = e
+        if over and sc[S_FINISH] and (able_a > 0) != (able_b > 0):
+            lo, hi = (0, na) if able_a > 0 else (na, m)
+            hitter = lo
+            while down[hitter] == 1:
+                hitter += 1
             spent = 0
             for e in range(m):
-                if side[e] == winner:
+                if lo <= e < hi:
                     continue
                 t_a, t_e = slot_type[hitter], slot_type[e]
                 k = 0
-                while taken[e] < ty[t_e, Y_DYING] and k < sc[S_FINISH_ATTACKS]:
+                while taken[e] < fs[e, Y_DYING] and k < sc[S_FINISH_ATTACKS]:
                     k += 1
-                    r = _roll(rolls, rng)
+                    r = rolls[int(rng.random() * size)]
                     if r == low:
                         taken[e] += pair[t_a, t_e, R_CRIT]
-                    elif r != high and r <= ty[t_a, Y_HIT]:
-                        taken[e] += tables[T_PLAIN, t_a, t_e, _roll(rolls, rng)]
+                    elif r != high and r <= fs[hitter, Y_HIT]:
+                        taken[e] += tables[T_PLAIN, t_a, t_e, rolls[int(rng.random() * size)]]
                 spent += k
-        for e in range(m):
-            levels[e] = (DYING if taken[e] >= ty[slot_type[e], Y_DYING] else OUT) if down[e] else UP
+        for e in range(m):  # the levels, sorted worst first within each type's slots
+            lv = (DYING if taken[e] >= fs[e, Y_DYING] else OUT) if down[e] == 1 else UP
+            q = e
+            while q > 0 and slot_type[q - 1] == slot_type[e] and levels[q - 1] < lv:
+                levels[q] = levels[q - 1]
+                q -= 1
+            levels[q] = lv
         if not over:
             rounds = MAX_ROUNDS + 1
         if sc[S_DUEL]:
@@ -701,28 +751,9 @@ def _group(sc: np.ndarray, ty: np.ndarray, pair: np.ndarray, tables: np.ndarray,
             else:
                 _tally(out, rounds, levels[0], levels[1], spent)
             continue
-        _listed_levels(rows, levels, slot_type, listed)
+        for k in range(m):
+            rows[k] = levels[place[k]]
         _tally_group(out, lay, rounds, rows)
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _listed_levels(rows: np.ndarray, levels: np.ndarray, slot_type: np.ndarray, listed: np.ndarray) -> None:
-    """Each listed fighter's level: identical fighters (one type) get their type's levels worst first."""
-    for k in range(rows.size):
-        rank = 0
-        for j in range(k):
-            rank += listed[j] == listed[k]
-        for e in range(levels.size):  # the rank-th largest level among the slots of this type
-            if slot_type[e] != listed[k]:
-                continue
-            above, ties_before = 0, 0
-            for f in range(levels.size):
-                if slot_type[f] == listed[k]:
-                    above += levels[f] > levels[e]
-                    ties_before += levels[f] == levels[e] and f < e
-            if above + ties_before == rank:
-                rows[k] = levels[e]
 
 
 def group_call(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
@@ -732,7 +763,7 @@ def group_call(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
     from analysis.systems.tristat.groups import check_sides
 
     check_sides(rules, side_a, side_b)
-    sc, ty, pair, tables, slot_type, side, listed = pack_group(rules, side_a, side_b)
+    sc, ty, pair, tables, slot_type, listed = pack_group(rules, side_a, side_b)
     lay = layout(len(side_a), len(side_b)).packed()
     rolls = _rolls(rules)
-    return lambda n, rng: _group(sc, ty, pair, tables, slot_type, side, listed, lay, rolls, n, rng)
+    return lambda n, rng: _group(sc, ty, pair, tables, slot_type, listed, lay, rolls, n, rng)
