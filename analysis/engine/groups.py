@@ -21,7 +21,7 @@ A one-against-one fight is a duel: its solution holds the duel's numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -123,6 +123,37 @@ def number_copies(perm: Sequence[int], kinds: Sequence[Any]) -> tuple[int, ...]:
         for k, i in zip(places, sorted(perm[k] for k in places)):
             out[k] = i
     return tuple(out)
+
+
+def strike_helpless(dist: Mapping[tuple, float], v: int, kernel: np.ndarray, index: Mapping[Any, int],
+                    labels: Sequence[Any]) -> dict[tuple, float]:
+    """A distribution over every fighter's condition after fighter ``v`` takes ``kernel`` (its track's rows to
+    columns: the finishing attacks on a helpless fighter); ``index`` and ``labels`` map its conditions to rows.
+
+    >>> strike_helpless({("up", 0): 1.0}, 1, np.array([[0.5, 0.5], [0.0, 1.0]]), {0: 0, 1: 1}, [0, 1])
+    {('up', 0): 0.5, ('up', 1): 0.5}
+    """
+    out: dict[tuple, float] = {}
+    for c, p in dist.items():
+        row = kernel[index[c[v]]]
+        for to in np.flatnonzero(row):
+            c2 = c[:v] + (labels[to],) + c[v + 1:]
+            out[c2] = out.get(c2, 0.0) + p * float(row[to])
+    return out
+
+
+def final_levels(dist: Mapping[tuple, float], level: Callable[[int, Any], int]) -> dict[tuple, float]:
+    """The fight's end states ``("end", levels)`` from a distribution over every fighter's condition, where
+    ``level(i, condition)`` is fighter ``i``'s level (:data:`~analysis.engine.markov.UP` ...).
+
+    >>> final_levels({(0, 3): 0.25, (1, 3): 0.75}, lambda i, c: UP if c < 2 else OUT)
+    {('end', (0, 1)): 1.0}
+    """
+    out: dict[tuple, float] = {}
+    for c, p in dist.items():
+        key = ("end", tuple(level(i, x) for i, x in enumerate(c)))
+        out[key] = out.get(key, 0.0) + p
+    return out
 
 
 @dataclass(frozen=True)

@@ -222,18 +222,8 @@ def _final(fight: Fight, oid: int, cond: tuple) -> dict[tuple, float]:
                 continue
             track = side(r, fight.fighters[v].stance, r.surprise == fight.who[v]).track
             k = _finishing(r, fight.fighters[w], fight.fighters[v], fight.who[v], t)
-            new: dict[tuple, float] = {}
-            for c, p in dist.items():
-                row = k[track.index[c[v]]]
-                for to in np.flatnonzero(row):
-                    c2 = c[:v] + (track.labels[to],) + c[v + 1:]
-                    new[c2] = new.get(c2, 0.0) + p * float(row[to])
-            dist = new
-    out: dict[tuple, float] = {}
-    for c, p in dist.items():
-        key = ("end", tuple(status_of(x) for x in c))
-        out[key] = out.get(key, 0.0) + p
-    return out
+            dist = engine_groups.strike_helpless(dist, v, k, track.index, track.labels)
+    return engine_groups.final_levels(dist, lambda i, c: status_of(c))
 
 
 @lru_cache(maxsize=256)

@@ -221,17 +221,8 @@ def _end(fight: Fight, conds: tuple[Cond, ...]) -> dict[tuple, float]:
                 continue
             track = six.track(r, fight.fighters[v])
             k = _finishing(r, fight.fighters[w], fight.fighters[v], pen)
-            new: dict[tuple, float] = {}
-            for c, p in dist.items():
-                row = k[track.index[c[v]]]
-                for to in np.flatnonzero(row):
-                    c2 = c[:v] + (track.labels[to],) + c[v + 1:]
-                    new[c2] = new.get(c2, 0.0) + p * float(row[to])
-            dist = new
-    out: dict[tuple, float] = {}
-    for c, p in dist.items():
-        end = ("end", tuple(fight.status(x) for x in c))
-        out[end] = out.get(end, 0.0) + p
+            dist = engine_groups.strike_helpless(dist, v, k, track.index, track.labels)
+    out = engine_groups.final_levels(dist, lambda i, c: fight.status(c))
     fight.memo[key] = out
     return out
 

@@ -338,11 +338,8 @@ def _final(fight: Fight, oid: int, cond: tuple) -> dict[tuple, float]:
                         t2 = ts[:v] + (min(ts[v] + d, fight.cap[v]),) + ts[v + 1:]
                         new[t2] = new.get(t2, 0.0) + p * q
                 dist = new
-    out: dict[tuple, float] = {}
-    for ts, p in dist.items():
-        key = ("end", tuple(UP if t < fight.vol[i] else DYING if t >= fight.cap[i] else OUT for i, t in enumerate(ts)))
-        out[key] = out.get(key, 0.0) + p
-    return out
+    return engine_groups.final_levels(
+        dist, lambda i, t: UP if t < fight.vol[i] else DYING if t >= fight.cap[i] else OUT)
 
 
 def _step(fight: Fight, state: tuple) -> Any:
