@@ -7,9 +7,7 @@ gives for the same seed.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import sys
 from pathlib import Path
 
@@ -77,30 +75,15 @@ def digests(count: int, n: int) -> dict[str, str]:
     return found
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", help="the git revision to compare with (run in a temporary worktree)")
-    parser.add_argument("--cases", type=int, default=400)
-    parser.add_argument("--n", type=int, default=20_000, help="trials per duel or attack case (groups: n / 4)")
-    parser.add_argument("--json", action="store_true", help="print this tree's digests as JSON and stop")
-    ns = parser.parse_args()
-    if ns.json:
-        print(json.dumps(digests(ns.cases, ns.n)))
-        return
-    if not ns.against:
-        parser.error("--against REV is needed (or --json)")
-    from against import run_in, worktree
-
-    mine = digests(ns.cases, ns.n)
-    with worktree(ns.against) as tree:
-        theirs = json.loads(run_in(tree, __file__, "--json", "--cases", str(ns.cases), "--n", str(ns.n)))
-    differ = [label for label in mine if mine[label] != theirs.get(label)]
+def describe(mine: dict[str, str], n: int) -> str:
     kinds = {kind: sum(label.split()[1] == kind for label in mine) for kind in ("duel", "exchange", "group")}
-    print(f"{len(mine)} cases ({kinds}), n = {ns.n:,} each (groups {ns.n // 4:,}): "
-          f"{len(mine) - len(differ)} identical to {ns.against}, {len(differ)} differ")
-    for label in differ:
-        print("  differs:", label)
-    sys.exit(1 if differ or set(mine) != set(theirs) else 0)
+    return f"{len(mine)} cases ({kinds}), n = {n:,} each (groups {n // 4:,})"
+
+
+def main() -> None:
+    from against import identity_main
+
+    identity_main(__doc__, __file__, digests, 400, 20_000, "trials per duel or attack case (groups: n / 4)", describe)
 
 
 if __name__ == "__main__":

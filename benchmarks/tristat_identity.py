@@ -7,9 +7,7 @@ the one ``--against`` gives for the same seed.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import sys
 from pathlib import Path
 
@@ -74,28 +72,10 @@ def digests(count: int, n: int) -> dict[str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", help="the git revision to compare with (run in a temporary worktree)")
-    parser.add_argument("--cases", type=int, default=300)
-    parser.add_argument("--n", type=int, default=3_000, help="fights per case")
-    parser.add_argument("--json", action="store_true", help="print this tree's digests as JSON and stop")
-    ns = parser.parse_args()
-    if ns.json:
-        print(json.dumps(digests(ns.cases, ns.n)))
-        return
-    if not ns.against:
-        parser.error("--against REV is needed (or --json)")
-    from against import run_in, worktree
+    from against import identity_main
 
-    mine = digests(ns.cases, ns.n)
-    with worktree(ns.against) as tree:
-        theirs = json.loads(run_in(tree, __file__, "--json", "--cases", str(ns.cases), "--n", str(ns.n)))
-    differ = [label for label in mine if mine[label] != theirs.get(label)]
-    print(f"{len(mine)} group cases, n = {ns.n:,} each: {len(mine) - len(differ)} identical to {ns.against}, "
-          f"{len(differ)} differ")
-    for label in differ:
-        print("  differs:", label)
-    sys.exit(1 if differ or set(mine) != set(theirs) else 0)
+    identity_main(__doc__, __file__, digests, 300, 3_000, "fights per case",
+                  lambda mine, n: f"{len(mine)} group cases, n = {n:,} each")
 
 
 if __name__ == "__main__":
