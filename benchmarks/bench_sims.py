@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from analysis.fights.fighters import load_fighter
 from analysis.systems import SYSTEM_IDS, get_system
-from sims.api import sim_module, simulate_duel
+from sims.api import group_module, sim_module, simulate_duel
 from sims.dice import outcome_table
 from sims.engine import CHUNK, default_workers, run_chunks
 from sims.tristat import F_CRIT, F_DEF, F_HEALTH, F_HIT, F_SIZE, P_FIGHTER, P_HIGH, P_LOW, T_PLAIN, pack
@@ -126,7 +126,8 @@ def compile_time() -> float:
     return float(out.stdout.strip() or "nan")
 
 
-AREAS = {"duels": 1, "checks": 16, "group fights, 3 against 3": 1 / 4}
+GROUPS = "group fights, 5 against 5"
+AREAS = {"duels": 1, "checks": 16, GROUPS: 1 / 4}
 """Trials on one core per area, as a multiple of ``--n``."""
 
 
@@ -143,8 +144,9 @@ def kernels() -> list[tuple[str, str, Callable[[int, np.random.Generator], np.nd
         a, b = (load_fighter(system, x) for x in PAIRS[sid])
         found.append(("duels", sid, module.duel_call(rules, a, b, "full", module.Options())))
         found.append(("checks", sid, module.check_call(rules, system.args(**CHECKS[sid]))))
-        if hasattr(module, "group_call"):
-            found.append(("group fights, 3 against 3", sid, module.group_call(rules, [a] * 3, [b] * 3)))
+        groups = group_module(sid)
+        if groups is not None:
+            found.append((GROUPS, sid, groups.group_call(rules, [a] * 5, [b] * 5)))
     return found
 
 
