@@ -152,11 +152,28 @@ def test_a_system_without_group_fights_refuses_in_one_line(capsys, bare):
 
 
 # ------------------------------------------------------------------ tactics
+@pytest.fixture(scope="module")
+def tactics_of(tmp_path_factory):
+    """``dicelab tactics SYSTEM --a A --b B --quiet --policy-out FILE --json`` on the system's pair, run once per
+    system and read by every test of that output (К.У.Р.С.'s game and its dominated scripts take minutes to solve):
+    a function of (capsys, system) giving the JSON and the policy file."""
+    done: dict[str, tuple[dict, object]] = {}
+
+    def get(capsys, system):
+        if system not in done:
+            out = tmp_path_factory.mktemp(f"tactics_{system}") / "policy.csv"
+            a, b = pair(system)
+            done[system] = run_json(capsys, "tactics", system, "--a", a, "--b", b, "--quiet", "--policy-out",
+                                    str(out)), out
+        return done[system]
+
+    return get
+
+
 @pytest.mark.parametrize("system", TACTICS)
-def test_tactics_json_contract_and_the_book_is_the_duel(capsys, system, tmp_path):
-    out = tmp_path / "policy.csv"
+def test_tactics_json_contract_and_the_book_is_the_duel(capsys, system, tactics_of):
     a, b = pair(system)
-    data = run_json(capsys, "tactics", system, "--a", a, "--b", b, "--quiet", "--policy-out", str(out))
+    data, out = tactics_of(capsys, system)
     for key in ("book", "best_response", "equilibrium"):
         assert PLAY_KEYS <= set(data[key])
         assert data[key]["value"] == pytest.approx(data[key]["p_a_wins"] - data[key]["p_b_wins"], abs=1e-9)
@@ -201,9 +218,9 @@ def test_a_system_without_decisions_refuses_tactics_and_play_in_one_line(capsys,
 
 
 @pytest.mark.parametrize("system", TACTICS)
-def test_the_played_duel_is_the_tactics_play(capsys, system):
+def test_the_played_duel_is_the_tactics_play(capsys, system, tactics_of):
     a, b = pair(system)
-    tactics = run_json(capsys, "tactics", system, "--a", a, "--b", b, "--quiet")
+    tactics, _ = tactics_of(capsys, system)
     for play, key in (("book", "book"), ("best", "best_response"), ("equilibrium", "equilibrium")):
         duel = run_json(capsys, "duel", system, "--a", a, "--b", b, "--play", play)
         assert duel["play"] == play

@@ -317,8 +317,15 @@ class Fighter(FighterBase):
                 "absorption": self.training + self.armor}
 
     def fists(self) -> Fighter:
-        """The fighter after its weapon broke: fists, PS = training, class Shock (the archetypes' unarmed reading)."""
-        return self.replace(weapon_ps=self.training, weapon_class="shock")
+        """The fighter after its weapon broke: fists, PS = training, class Shock (the archetypes' unarmed reading).
+
+        Made once per fighter and kept beside its fields (not one of them: equality, hashing and the dict ignore it),
+        since the step rules ask for it at every attack of a disarmed fighter."""
+        made = self.__dict__.get("_fists")
+        if made is None:
+            made = self.replace(weapon_ps=self.training, weapon_class="shock")
+            object.__setattr__(self, "_fists", made)
+        return made
 
     def breakable(self, rules: Rules) -> bool:
         """Whether a gear fault can change this fighter: ``gear_faults`` on, a weapon other than its fists, and a
