@@ -8,7 +8,8 @@
    nothing else), and its scaling: the wall time of one run on one core over
    that on all cores, the best of a few alternating runs of at least 8 chunks
    per core (a run of fewer chunks cannot spread evenly: 100,000 trials are 2
-   chunks, at most 1.5x on 2 cores);
+   chunks, at most 1.5x on 2 cores) and of at least a second of one core's work
+   (16 M checks take 0.1 s, where starting the pool is not noise);
 3. with ``--against REV``: the same kernels of the git revision REV, run from
    a temporary worktree in a subprocess of this run, and the ratio of rates;
 4. compile time (first call, ``cache=True`` disabled in a fresh process) apart
@@ -126,6 +127,8 @@ def compile_time() -> float:
     return float(out.stdout.strip() or "nan")
 
 
+SCALE_SECONDS = 1.0
+"""The least one-core work (seconds) a scaling run does."""
 GROUPS = "group fights, 5 against 5"
 AREAS = {"duels": 1, "checks": 16, GROUPS: 1 / 4}
 """Trials on one core per area, as a multiple of ``--n``."""
@@ -152,15 +155,15 @@ def kernels() -> list[tuple[str, str, Callable[[int, np.random.Generator], np.nd
 
 def rates(n: int, repeat: int) -> dict[str, tuple[float, float, float]]:
     """Trials per second of every kernel, ``area|system`` -> (one core by CPU time; one core and all cores by wall
-    time, on at least 8 chunks per core so that the chunks spread evenly, the two runs alternating), the best of
-    ``repeat`` runs each."""
+    time, on at least 8 chunks per core so that the chunks spread evenly and at least :data:`SCALE_SECONDS` of one
+    core's work so that starting the pool is noise, the two runs alternating), the best of ``repeat`` runs each."""
     cores = default_workers()
     found = {}
     for area, sid, call in kernels():
         call(100, np.random.default_rng(0))  # compile, or load the cache
         one = max(int(n * AREAS[area]), CHUNK)
-        many = max(one, 8 * cores * CHUNK)
         cpu = best_of(lambda: run_chunks(call, one, seed=1, workers=1), repeat, time.process_time)
+        many = max(one, 8 * cores * CHUNK, int(SCALE_SECONDS * one / cpu))
         wall = [float("inf"), float("inf")]
         for _ in range(repeat):
             for k, workers in enumerate((1, cores)):
@@ -204,8 +207,8 @@ def tables(mine: dict[str, tuple[float, ...]], theirs: dict[str, tuple[float, ..
     print(f"bare random numbers: {1e9 * per_draw:.2f} ns per uniform (one core)")
     for area in AREAS:
         one = max(int(n * AREAS[area]), CHUNK)
-        print(f"\n## {area}: trials per second; one core {one:,} trials (CPU time); wall time of "
-              f"{max(one, 8 * cores * CHUNK):,} on 1 and on {cores} cores")
+        print(f"\n## {area}: trials per second; one core {one:,} trials (CPU time); wall time on 1 and on {cores} "
+              f"cores of at least {8 * cores * CHUNK:,} trials and {SCALE_SECONDS:g} s of one core's work")
         head = f"{'system':<8} {'1 core':>12} {'draws':>6} {'bound':>12} {'x bound':>8} {'1 core wall':>12} " \
                f"{f'{cores} cores wall':>14} {'scaling':>8}"
         print(head + (f" {'1 core vs ' + rev:>16} {f'{cores} cores vs ' + rev:>16}" if rev else ""))

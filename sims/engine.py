@@ -3,13 +3,19 @@
 A simulation of ``n`` trials is cut into chunks of a fixed size
 (:data:`CHUNK`); chunk ``i`` draws from its own stream, the ``i``-th child of
 ``SeedSequence(seed)``.  Chunks run on a thread pool (the kernels release the
-GIL), a few per thread at a time, and their count arrays are added up in chunk
-order as they finish, so memory does not grow with ``n`` and the same seed
-gives the same numbers whatever the number of workers.
+GIL), a few tasks per thread at a time, and their count arrays are added up in
+chunk order as they finish, so memory does not grow with ``n`` and the same
+seed gives the same numbers whatever the number of workers.  A task runs
+consecutive chunks until it has worked about :data:`TASK_SECONDS` (measured on
+the run's first tasks), so a short kernel (a check: a chunk in a fraction of a
+millisecond) is not held back by the pool's cost per task; the chunks and their
+streams are the same, hence the numbers.
 
 Ctrl-C, SIGTERM and a cancel (:mod:`analysis.base.interrupt`) stop at a chunk
 boundary: :class:`Stopped` carries the counts of the first ``k`` chunks, exactly
-what a run of ``n = k * CHUNK`` trials with the same seed gives.
+what a run of ``n = k * CHUNK`` trials with the same seed gives (all of them when
+the tasks already running held every chunk: the stop is still reported, so a
+batch stops).
 
 Kernel convention (QuantEcon's pattern): ``_kernel(*arrays_and_scalars, n,
 rng) -> int64[:]`` counts, compiled with ``@njit(cache=True, nogil=True)``;
@@ -33,7 +39,9 @@ of arrays shared by the threads would otherwise be atomic calls in the loop.
 
 from __future__ import annotations
 
+import itertools
 import signal
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Iterator
 
@@ -44,6 +52,10 @@ from analysis.base.params import DicelabError
 from analysis.base.pool import check_workers, cores
 
 CHUNK = 1 << 16
+TASK_SECONDS = 0.02
+"""How long one task of consecutive chunks should work (see the module docstring)."""
+MAX_GROUP = 64
+"""The most chunks one task runs."""
 MAX_N = 10**10
 IN_FLIGHT = 4
 """Chunks submitted and not yet added up, per thread: enough to keep every thread busy, few enough that memory
@@ -142,6 +154,15 @@ def announce_compiling(say: Callable[[str], None]) -> None:
     _notice.say = say
 
 
+def _task(call: Call, items: list[tuple[int, np.random.Generator]]) -> tuple[np.ndarray, float, int]:
+    """The counts of consecutive chunks, summed; the seconds they took and how many they were."""
+    start = time.perf_counter()
+    total = call(*items[0])
+    for item in items[1:]:
+        total = total + call(*item)
+    return total, time.perf_counter() - start, len(items)
+
+
 def run_chunks(call: Call, n: int, seed: Seed = None, workers: int | None = None, chunk: int = CHUNK,
                progress: Any = None) -> np.ndarray:
     """Sum of ``call(size, rng)`` over the chunks of ``n`` trials, each with its own stream.
@@ -157,21 +178,24 @@ def run_chunks(call: Call, n: int, seed: Seed = None, workers: int | None = None
     streams = _streams(seed_sequence(seed), n, chunk)
     total: np.ndarray | None = None
     done_n = next_index = submitted = 0
+    group = 1
     running: dict[Future, tuple[int, int]] = {}
     finished: dict[int, tuple[int, np.ndarray]] = {}
     with deferred() as halt, ThreadPoolExecutor(max_workers=min(workers, count)) as pool:
         try:
             while True:
                 while not halt[0] and submitted - next_index < IN_FLIGHT * workers \
-                        and (item := next(streams, None)):
-                    running[pool.submit(call, *item)] = (submitted, item[0])
+                        and (items := list(itertools.islice(streams, group))):
+                    running[pool.submit(_task, call, items)] = (submitted, sum(size for size, _ in items))
                     submitted += 1
                 if not running:
                     break
                 done, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
                 for future in done:
                     index, size = running.pop(future)
-                    finished[index] = (size, future.result())
+                    part, seconds, chunks = future.result()
+                    finished[index] = (size, part)
+                    group = max(1, min(MAX_GROUP, int(TASK_SECONDS * chunks / max(seconds, 1e-9))))
                 while next_index in finished:
                     size, part = finished.pop(next_index)
                     total = part.copy() if total is None else total + part
@@ -182,7 +206,7 @@ def run_chunks(call: Call, n: int, seed: Seed = None, workers: int | None = None
         finally:
             for future in running:
                 future.cancel()
-    if halt[0] and done_n < n:
+    if halt[0]:
         if total is None:
             raise raised(int(halt[0]))
         raise Stopped(total, done_n, int(halt[0]))

@@ -200,7 +200,7 @@ def _chunk_counter(stop_at: int | None = None):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_keeps_a_prefix_of_chunks_that_a_shorter_run_reproduces(workers):
-    n = 40 * CHUNK
+    n = 2000 * CHUNK
     with pytest.raises(Stopped) as info:
         run_chunks(_chunk_counter(stop_at=5), n, seed=11, workers=workers)
     done = info.value.n
