@@ -61,7 +61,7 @@ def test_every_duel_caption_names_its_play(played):
     for name in ("variant_effects", "policy_effects"):
         assert "played: book" in caption(by_name[name], played, "en")
     assert "played: book" in caption(by_name["skill_gap"], Setup.build(), "en")
-    assert "игра: equilibrium" in caption(by_name["skill_gap"], played, "ru")
+    assert "игра: равновесие (play=equilibrium)" in caption(by_name["skill_gap"], played, "ru")
 
 
 def test_the_play_comes_from_the_config_and_the_command_line_overrides_it(tmp_path):

@@ -17,8 +17,8 @@ attacks every system nears its ceiling; the curve between says how fast a
 helpless fighter dies.  "Killed" is the level the setup's ``lethal_at`` option
 names (``dying`` by default).
 
-The duels are played as the setup's ``play`` says (RULES.md section 8): by the
-book, or solved as the system's decision game (``best``, ``equilibrium``); a
+The duels are played as the setup's ``play`` says: by the book, or solved as
+the system's decision game (``best``, ``equilibrium``); a
 played lethality curve solves the game once per number of finishing attacks,
 since playing well may change with how long the winner may strike.
 

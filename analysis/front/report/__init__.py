@@ -116,7 +116,8 @@ TEXT = {
         "methods": {"exact": "exact", "monte_carlo": "Monte Carlo", "mixed": "exact, then Monte Carlo"},
         "none_up_to": "A still wins more often than not against {max}",
         "readings_title": "The group rules read another way: {a} against {b} under each reading",
-        "reading_col": "reading", "p_against": "P(A wins) against {count}", "k_col": "exponent k", "k_ci": "95% interval",
+        "reading_col": "reading", "p_against": "P(A wins) against {count}", "k_col": "exponent k",
+        "k_ci": "95% interval",
         "house": "{mine} against {base}: checks, archetype duels and the worth of +1",
         "special": "Special results at the standard check (nearest the 50% point)",
         "difficulty": "P(success) by {value}", "dice_col": "dice", "value_col": "value",
@@ -130,6 +131,7 @@ TEXT = {
         "play": "played: {play}",
         "play_setup": "The combat figures' duels are played: {play} (book: the fighters' policies; best: A's best "
                       "response; equilibrium: both play well).",
+        "plays": {"book": "book", "best": "best", "equilibrium": "equilibrium"},
         "changes": "What differs", "kind": "kind", "checks_diff": "P(success) of the standard check",
         "duels_diff": "Each archetype against itself ({ended})", "worth_diff": "P(success) bought by +1",
         "archetype": "archetype", "diff": "Δ", "p_a_wins": "P(A wins)", "p_killed": "P(killed)",
@@ -191,8 +193,10 @@ TEXT = {
                     "(lethal_at={lethal})",
         "fighters": "A = {a}, B = {b}", "ended": "after_out={after}, погибшим считается боец {word} (lethal_at={lethal})",
         "play": "игра: {play}",
-        "play_setup": "Бои в разделах о поединках сыграны так: {play} (book — по политикам бойцов; best — лучший "
-                      "ответ A; equilibrium — обе стороны играют лучшим образом).",
+        "play_setup": "Бои в разделах о поединках сыграны так: {play} (play=book — по политикам бойцов, play=best — "
+                      "лучший ответ A, play=equilibrium — обе стороны играют лучшим образом).",
+        "plays": {"book": "по книге (play=book)", "best": "лучший ответ A (play=best)",
+                  "equilibrium": "равновесие (play=equilibrium)"},
         "changes": "Что отличается", "kind": "вид", "checks_diff": "P(успеха) стандартной проверки",
         "duels_diff": "Каждый архетип против себя ({ended})", "worth_diff": "Прирост P(успеха) от +1",
         "archetype": "архетип", "diff": "Δ", "p_a_wins": "P(победы A)", "p_killed": "P(хотя бы один погиб)",
@@ -313,7 +317,8 @@ def caption(item: Item, setup: Setup, lang: str) -> str:
             line += t["finished"].format(n=rules.finish_attacks, lethal=rules.lethal_at, word=word) \
                 if item.model == "finishing" else t["ended"].format(after=rules.after_out, lethal=rules.lethal_at, word=word)
             if item.model in ("duel", "finishing"):
-                line += "; " + t["play"].format(play=setup.play if item.section in PLAYED_SECTIONS else "book")
+                play = setup.play if item.section in PLAYED_SECTIONS else "book"
+                line += "; " + t["play"].format(play=t["plays"][play])
         rests = assumed(item, setup, sid)
         line += f"; {t['assumptions']}: {assumed_pairs(rests)}" if rests else ""
         lines.setdefault(line, []).append(sid)
@@ -450,7 +455,7 @@ def _setup_html(setup: Setup, lang: str) -> str:
     changed = pd.DataFrame([{"system": sid, "field": k} for sid in SYSTEM_IDS for k in setup.changed(sid)])
     legend = _legend_html(changed, "field", "field", lang) if len(changed) else ""
     source = f"<p>{esc(setup.source)}</p>" if setup.source else ""
-    play = f'<p class="play">{esc(t["play_setup"].format(play=setup.play))}</p>'
+    play = f'<p class="play">{esc(t["play_setup"].format(play=t["plays"][setup.play]))}</p>'
     return f'<div class="setup">{source}{html_table(df, cols, lang)}{play}{legend}</div>'
 
 
@@ -521,7 +526,7 @@ def _fair_html(t: dict[str, pd.DataFrame], lang: str, out: Path, written: list[P
 
 
 def _readings_html(df: pd.DataFrame, lang: str, out: Path, written: list[Path]) -> str:
-    """Each system's readings of its group rules side by side (RULES.md section 7: 2K's economy and order), with
+    """Each system's readings of its group rules side by side (2K's economy and order), with
     their CSV; nothing when no system has another reading."""
     if df.empty:
         return ""

@@ -516,9 +516,9 @@ def groups(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                               c=r.fair_count if not pd.isna(r.fair_count) else _say(lang, "more than {m}", "больше {m}",
                                                                                      m=MAX_COUNT),
                               k=number(lang, r.k, 2)) for r in rows)
-        out.append(Finding("readings", {"system": system, "readings": {
-            r.reading: {"p_a_wins": float(r.p_a_wins), "fair_count": None if pd.isna(r.fair_count) else int(r.fair_count),
-                        "k": float(r.k)} for r in rows}},
+        facts = {r.reading: {"p_a_wins": float(r.p_a_wins), "k": float(r.k),
+                             "fair_count": None if pd.isna(r.fair_count) else int(r.fair_count)} for r in rows}
+        out.append(Finding("readings", {"system": system, "readings": facts},
                            _say(lang, "{s}, {a} against {b}, under each reading of its group rules: {each}.",
                                 "{s}, {a} против {b}, в каждом прочтении её групповых правил: {each}.",
                                 s=_sys(lang, system), a=HERO, b=MOOK, each=each)))

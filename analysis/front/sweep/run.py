@@ -23,7 +23,7 @@ from analysis.engine.assumptions import declared
 from analysis.fights.budget import check_duel, check_group
 from analysis.front.sweep.config import SweepConfig, load_config
 from analysis.front.sweep.expand import Sweep, expand
-from analysis.front.sweep.journal import Journal
+from analysis.front.sweep.journal import Journal, journal_path
 from analysis.front.sweep.output import column_kind, output_format, write_rows
 from analysis.front.sweep.runners import DaskRunner, LocalRunner
 from analysis.front.sweep.work import CaseFailed, batch_size, batches, warm
@@ -116,34 +116,47 @@ def run_sweep(config: str | os.PathLike[str] | SweepConfig, out: str | os.PathLi
     sweep = expand(config if isinstance(config, SweepConfig) else load_config(config))
     check_memory(sweep, max_memory)
     runner = DaskRunner(scheduler) if scheduler else LocalRunner(workers)
-    with signals(), runner, open_journal(out, sweep) as journal:
-        todo = _todo(sweep, journal)
-        count, total, kept = int(todo.sum()), len(sweep), int(journal.done().sum())
-        bar = Progress(progress, total, total - count, unit="case", desc="sweep", stream=stream, every=every)
-        where = f"Dask at {scheduler}" if scheduler else f"{runner.slots} worker{'s' * (runner.slots > 1)}"
-        bar.note(f"{count:,} of {total:,} cases to compute ({kept:,} in {journal.dir}/), {where}")
-        try:
-            if not scheduler and count:
-                _warm(sweep, bar)
-            cases = (case for case in sweep.cases() if todo[case.index])
-            size = batch_size(count, sweep.method, runner.slots)
-            with closing(runner.run(sweep.method, batches(cases, size), math.ceil(count / size))) as parts:
-                for part in parts:
-                    journal.append([{"case_id": f"{int(sweep.ids[i]):016x}", "dicelab_version": __version__, **cols}
-                                    for i, cols in part])
-                    bar.update(len(part))
-            bar.note(f"writing {total:,} rows to {out}")
-            rows = write_table(sweep, journal, out, fmt)
-        except KeyboardInterrupt:
-            raise Interrupted(journal.dir, int(journal.done().sum()), total) from None
-        except CaseFailed as err:
-            kept = int(journal.done().sum())
-            raise CaseFailed(f"{err}; the {kept:,} finished cases are kept in {journal.dir}/") from None
-        finally:
-            bar.close()
-        if not keep_journal:
-            journal.remove()
+    try:
+        with signals(), runner, open_journal(out, sweep) as journal:
+            todo = _todo(sweep, journal)
+            count, total, kept = int(todo.sum()), len(sweep), int(journal.done().sum())
+            bar = Progress(progress, total, total - count, unit="case", desc="sweep", stream=stream, every=every)
+            where = f"Dask at {scheduler}" if scheduler else f"{runner.slots} worker{'s' * (runner.slots > 1)}"
+            bar.note(f"{count:,} of {total:,} cases to compute ({kept:,} in {journal.dir}/), {where}")
+            try:
+                if not scheduler and count:
+                    _warm(sweep, bar)
+                cases = (case for case in sweep.cases() if todo[case.index])
+                size = batch_size(count, sweep.method, runner.slots)
+                with closing(runner.run(sweep.method, batches(cases, size), math.ceil(count / size))) as parts:
+                    for part in parts:
+                        journal.append([{"case_id": f"{int(sweep.ids[i]):016x}", "dicelab_version": __version__, **cols}
+                                        for i, cols in part])
+                        bar.update(len(part))
+                bar.note(f"writing {total:,} rows to {out}")
+                rows = write_table(sweep, journal, out, fmt)
+            except KeyboardInterrupt:
+                raise Interrupted(journal.dir, int(journal.done().sum()), total) from None
+            except CaseFailed as err:
+                kept = int(journal.done().sum())
+                raise CaseFailed(f"{err}; the {kept:,} finished cases are kept in {journal.dir}/") from None
+            finally:
+                bar.close()
+            if not keep_journal:
+                journal.remove()
+    except KeyboardInterrupt:
+        where = journal_path(out)
+        if not where.exists():
+            raise
+        raise Interrupted(where, _lines(where), len(sweep)) from None
     return SweepSummary(Path(out), rows, count, kept, time.perf_counter() - start)
+
+
+def _lines(where: Path) -> int:
+    """The finished cases a journal holds, counted without opening it (an interruption that landed while the
+    journal was being opened or closed)."""
+    rows = where / "rows.jsonl"
+    return rows.read_bytes().count(b"\n") if rows.exists() else 0
 
 
 def _warm(sweep: Sweep, bar: Progress) -> None:
