@@ -37,28 +37,28 @@ def sim_module(system_id: str) -> ModuleType:
     return importlib.import_module(f"sims.{system_id}")
 
 
+def _kernels_with(system_id: str, call: str, part: str) -> ModuleType | None:
+    """The module defining ``call`` for ``system_id``: its kernels module, else ``sims/<id>_<part>.py``, else
+    None."""
+    module = sim_module(system_id)
+    if hasattr(module, call):
+        return module
+    try:
+        return importlib.import_module(f"sims.{system_id}_{part}")
+    except ModuleNotFoundError:
+        return None
+
+
 def group_module(system_id: str) -> ModuleType | None:
     """The module whose ``group_call`` simulates ``system_id``'s group fights: its kernels module, else
     ``sims/<id>_groups.py`` (a group kernel built on the duel's), else None (not simulated yet)."""
-    module = sim_module(system_id)
-    if hasattr(module, "group_call"):
-        return module
-    try:
-        return importlib.import_module(f"sims.{system_id}_groups")
-    except ModuleNotFoundError:
-        return None
+    return _kernels_with(system_id, "group_call", "groups")
 
 
 def policy_module(system_id: str) -> ModuleType | None:
     """The module whose ``policy_call`` plays ``system_id``'s duels by a solved strategy: its kernels module, else
     ``sims/<id>_tactics.py`` (a kernel built on the duel's), else None (not simulated yet)."""
-    module = sim_module(system_id)
-    if hasattr(module, "policy_call"):
-        return module
-    try:
-        return importlib.import_module(f"sims.{system_id}_tactics")
-    except ModuleNotFoundError:
-        return None
+    return _kernels_with(system_id, "policy_call", "tactics")
 
 
 def options_for(system_id: str, model: str, options: Mapping[str, Any] | Validated | None = None) -> Validated:

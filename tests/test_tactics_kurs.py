@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pytest
 
-from analysis.engine.decisions import policy_tables
 from analysis.engine.game import solve
 from analysis.fights.fighters import load_fighter
 from analysis.fights.tactics import analyse, dominated, played
 from analysis.systems import get_system, kurs
 from analysis.systems.kurs.tactics import tactics, tactics_states
-from sims.api import simulate_duel
+from tests.played import dominated_by_duels, simulated_play
 
 SYSTEM = get_system("kurs")
 FIELDS = ("p_a_wins", "p_b_wins", "p_both_out", "p_stalemate", "p_a_out", "p_b_out", "p_a_dying", "p_b_dying")
@@ -286,19 +284,12 @@ def test_options_matter_and_the_analysis_names_the_dominated_scripts():
     assert max(worth.values()) > 0.01
     assert res["simple_rule"]["share_of_gain"] is not None
     # dominated: recomputed from the duels of every pair of scripts
-    theirs = [dict(zip(dg.policies["b"], combo)) for combo in itertools.product(*dg.policies["b"].values())]
 
     def value(pa, pb):
         s = kurs.duel(rules, a.replace(**pa), b.replace(**pb)).solution
         return s.p_a_wins - s.p_b_wins
 
-    want = []
-    for name, values in dg.policies["a"].items():
-        table = {v: [value({name: v}, t) for t in theirs] for v in values}
-        for v in values:
-            if any(all(x >= y - 1e-9 for x, y in zip(table[u], table[v])) and
-                   any(x > y + 1e-9 for x, y in zip(table[u], table[v])) for u in values if u != v):
-                want.append(f"{name}={v}")
+    want = dominated_by_duels(dg.policies, value)
     assert list(dominated(dg)["a"]) == want and want
 
 
@@ -312,14 +303,4 @@ def test_the_simulator_plays_the_equilibrium_and_matches_its_value(variants, a, 
     rules = kurs.Rules(**variants)
     fa, fb = fighter(a), fighter(b)
     dg = tactics(rules, fa, fb).with_objective("wins")
-    g = dg.game
-    sol = solve(g)
-    exact = dg.solution(sol.a_strategy, sol.b_strategy)
-    n = 40_000
-    sim = simulate_duel("kurs", rules, fa, fb, n, seed=seed, policy=policy_tables(dg, sol.a_strategy, sol.b_strategy))
-    d = sim.to_dict()
-    value = d["p_a_wins"] - d["p_b_wins"]
-    se = np.sqrt((d["p_a_wins"] + d["p_b_wins"] - value ** 2) / n)
-    assert abs(value - sol.values[g.start]) <= 4 * se
-    assert abs(d["p_a_wins"] - exact.p_a_wins) <= 4 * d["se_p_a_wins"]
-    assert abs(d["mean_rounds"] - exact.mean_rounds) <= 4 * d["se_mean_rounds"]
+    simulated_play("kurs", dg, solve(dg.game), rules, fa, fb, 40_000, seed)

@@ -16,6 +16,7 @@ from analysis.fights.fighters import archetypes, load_fighter
 from analysis.fights.tactics import analyse
 from analysis.systems import get_system, tristat
 from analysis.systems.tristat.tactics import tactics, tactics_states
+from tests.played import simulated_play
 from tests.test_combat_tristat import BOOK, ok, raw, rolls, stat_block
 
 SYSTEM = get_system("tristat")
@@ -338,19 +339,10 @@ def test_the_size_estimate_bounds_the_game(a_kw, b_kw, rules_kw):
 def agree_value(rules, a, b, strategy, n=200_000, seed=7):
     """Monte Carlo of the play ``strategy`` ('book' or 'equilibrium') from its policy tables against the game's own
     value and P(A wins), within 4 SE."""
-    from sims.api import simulate_duel
-
     dg = tactics(rules, a, b).with_objective("wins")
     g = dg.game
     sol = solve(g) if strategy == "equilibrium" else solve(g, a_fixed=g.book("a"), b_fixed=g.book("b"))
-    exact = dg.solution(sol.a_strategy, sol.b_strategy)
-    sim = simulate_duel("tristat", rules, a, b, n, seed=seed, policy=policy_tables(dg, sol.a_strategy, sol.b_strategy))
-    d = sim.to_dict()
-    value = d["p_a_wins"] - d["p_b_wins"]
-    se = np.sqrt((d["p_a_wins"] + d["p_b_wins"] - value ** 2) / n)
-    assert abs(value - sol.values[g.start]) <= 4 * se
-    assert abs(d["p_a_wins"] - exact.p_a_wins) <= 4 * d["se_p_a_wins"]
-    assert abs(d["mean_rounds"] - exact.mean_rounds) <= 4 * d["se_mean_rounds"]
+    d = simulated_play("tristat", dg, sol, rules, a, b, n, seed)
     assert sorted(d["policy"]) == sorted({f"{t.decision} ({t.side})" for t in policy_tables(dg, sol.a_strategy,
                                                                                                sol.b_strategy)})
     return sol.values[g.start], dg

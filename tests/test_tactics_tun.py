@@ -18,6 +18,7 @@ from analysis.fights.fighters import archetypes, load_fighter
 from analysis.fights.tactics import analyse, dominated
 from analysis.systems import get_system, tun
 from sims.api import simulate_duel
+from tests.played import dominated_by_duels
 from tests.test_combat_tun import BOOK, PART, acting_sheet, limit_brute, outcome, reaches, sheet, volume
 from tests.test_sims_tun import AIMED, DUELS
 
@@ -106,20 +107,12 @@ def test_dominated_scripts_come_from_the_duels_of_every_pair_of_scripts():
     rules = tun.Rules()
     fa, fb = fighter("novice_armed"), fighter("trained")
     dg = SYSTEM.tactics(rules, fa, fb)
-    theirs = [dict(zip(dg.policies["b"], combo)) for combo in itertools.product(*dg.policies["b"].values())]
 
     def value(pa, pb):
         s = tun.duel(rules, fa.replace(**pa), fb.replace(**pb)).solution
         return s.p_a_wins - s.p_b_wins
 
-    want = []
-    for name, values in dg.policies["a"].items():
-        table = {v: [value({name: v}, t) for t in theirs] for v in values}
-        for v in values:
-            if any(all(x >= y - 1e-9 for x, y in zip(table[u], table[v])) and
-                   any(x > y + 1e-9 for x, y in zip(table[u], table[v])) for u in values if u != v):
-                want.append(f"{name}={str(v).lower() if isinstance(v, bool) else v}")
-    assert list(dominated(dg)["a"]) == want
+    assert list(dominated(dg)["a"]) == dominated_by_duels(dg.policies, value)
 
 
 # ------------------------------------------------------------------ minimax on short tracks, from the rule text
