@@ -436,15 +436,15 @@ def test_a_rules_file_sets_the_fields_and_the_answer(page, app, tmp_path):
 def test_long_work_shows_progress_then_the_answer_and_can_be_cancelled(page, app):
     tri = get_system("tristat")
     a, b = load_fighter(tri, "veteran"), load_fighter(tri, "trained_armed")
-    open_page(page, app, "/design?system=tristat&vary=a.weapon_damage=0..50&rounds=3", wait="#progress, #results .card")
+    open_page(page, app, "/design?system=tristat&vary=a.weapon_damage=0..200&rounds=3", wait="#progress")
+    page.wait_for_selector("#progress [role=progressbar]")
     assert page.locator("#progress [role=progressbar]").count() == 1
+    page.locator("#progress button").click()
+    page.wait_for_function("document.body.innerText.includes('Cancelled.')")
+    open_page(page, app, "/design?system=tristat&vary=a.weapon_damage=0..50&rounds=3", wait="#progress, #results .card")
     page.wait_for_selector("#out-best_distance", timeout=60_000)
     res = design(tri, tri.rules(), a, b, "a.weapon_damage=0..50", 3, 0.3, workers=1)
     assert value(page, "best_distance") == res.best[0].distance
-    open_page(page, app, "/design?system=tristat&vary=a.weapon_damage=0..200&rounds=3", wait="#progress")
-    page.wait_for_selector("#progress [role=progressbar]")
-    page.locator("#progress button").click()
-    page.wait_for_function("document.body.innerText.includes('Cancelled.')")
 
 
 @needs_browser
