@@ -37,6 +37,7 @@ Strategies are flat arrays over each side's actions, state by state
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -96,6 +97,12 @@ class Game:
     @property
     def b_offsets(self) -> np.ndarray:
         return np.concatenate([[0], np.cumsum(np.where(self.ends, 0, self.nb))]).astype(np.int64)
+
+    @cached_property
+    def components(self) -> tuple[np.ndarray, np.ndarray]:
+        """The graph's strongly connected components, sinks first (:func:`_components`), found once per game: a
+        strategy only removes edges, so these blocks order every play's solve."""
+        return _components(self.n, self.opt, self.edge, self.to, self.na * self.nb)
 
     def book(self, side: str) -> np.ndarray:
         """The one-hot strategy of ``side``'s book policy."""
@@ -167,7 +174,7 @@ def solve(game: Game, a_fixed: np.ndarray | None = None, b_fixed: np.ndarray | N
         np.ones(n, dtype=np.bool_) if fixed_b_states is None else np.asarray(fixed_b_states, dtype=np.bool_))
     wa = np.asarray(a_fixed, dtype=float).copy() if a_fixed is not None else np.zeros(int(aoff[-1]))
     wb = np.asarray(b_fixed, dtype=float).copy() if b_fixed is not None else np.zeros(int(boff[-1]))
-    order, comp_ptr = _components(n, game.opt, game.edge, game.to, game.na * game.nb)
+    order, comp_ptr = game.components
     values = np.zeros(n)
     residual, sweeps = _solve(game.na, game.nb, game.opt, game.edge, game.to, game.p, game.payoff, fa, fb, wa, wb,
                               aoff, boff, order, comp_ptr, tol, MAX_SWEEPS, values)
@@ -238,7 +245,7 @@ def visits(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.nda
     out = np.zeros(game.n)
     inside = np.zeros(0)
     if live.size:
-        order, _ = _components(game.n, game.opt, game.edge, game.to, game.na * game.nb)
+        order, _ = game.components
         rank = np.empty(game.n, dtype=np.int64)
         rank[order[::-1]] = np.arange(game.n)
         live = live[np.argsort(rank[live], kind="stable")]  # sources first: I - Q is block triangular, no fill-in

@@ -231,13 +231,21 @@ def dominated(dg: DecisionGame, objective: str = "wins") -> dict[str, tuple[str,
     dg = dg.with_objective(objective)
     g = dg.game
     out: dict[str, tuple[str, ...]] = {}
+    made: dict[tuple[str, tuple[tuple[str, Any], ...]], np.ndarray] = {}
+
+    def script(side: str, policy: Mapping[str, Any]) -> np.ndarray:
+        key = (side, tuple(policy.items()))
+        if key not in made:
+            made[key] = dg.scripts(side, policy)
+        return made[key]
+
     for side, other in (("a", "b"), ("b", "a")):
         fields = dg.policies.get(side, {})
         theirs = [dict(zip(dg.policies.get(other, {}), combo))
                   for combo in itertools.product(*dg.policies.get(other, {}).values())] or [{}]
         found = []
         for name, values in fields.items():
-            table = np.array([[_value(g, dg.scripts(side, {name: v}), dg.scripts(other, t), side) for t in theirs]
+            table = np.array([[_value(g, script(side, {name: v}), script(other, t), side) for t in theirs]
                               for v in values])
             sign = 1.0 if side == "a" else -1.0
             for i, v in enumerate(values):

@@ -385,6 +385,28 @@ class _Walk:
         return "dodge", y, [*dfn[:5], dfn[6], *att[:5], att[5], int(opener == y), level, int(soaked)]
 
 
+_STANCE, _LUCK, _DODGE, _NONE = range(4)
+
+
+def _choices(labels: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per state: what is decided there (``_STANCE`` at a turn or the finishing attacks, ``_LUCK``, ``_DODGE``,
+    else ``_NONE``), by which side (-1: nobody) and, at a dodge, the level the hit would mark; what
+    :meth:`_Walk.book` reads, as arrays, so a script's strategy is a few array operations."""
+    n = len(labels)
+    kinds = np.full(n, _NONE, dtype=np.int64)
+    deciders = np.full(n, -1, dtype=np.int64)
+    levels = np.zeros(n, dtype=np.int64)
+    for k, s in enumerate(labels):
+        kind = s[0]
+        if kind in ("T", "F"):
+            kinds[k], deciders[k] = _STANCE, s[1]
+        elif kind == "L":
+            kinds[k], deciders[k] = _LUCK, s[1] if s[5] < 0 else 1 - s[1]
+        elif kind == "D":
+            kinds[k], deciders[k], levels[k] = _DODGE, s[1], s[5]
+    return kinds, deciders, levels
+
+
 def _at(side: int, action: int) -> tuple[int, int]:
     return (action, 0) if side == 0 else (0, action)
 
@@ -427,18 +449,22 @@ def tactics(rules: Rules, a: Fighter, b: Fighter) -> DecisionGame:
             states.append(np.asarray(idx, dtype=np.int64))
             features.append(np.asarray(rows, dtype=np.int64).reshape(len(idx), len(names[name])))
 
+    kinds, deciders, levels = _choices(labels)
+
     def scripts(side: str, policy: Mapping[str, Any]) -> np.ndarray:
         """The strategy of ``side``'s fighter with the policy fields ``policy`` (``luck``: its luck script)."""
         x = "ab".index(side)
         policy = dict(policy)
-        luck = ["spend", "spend"]
-        luck[x] = policy.pop("luck", "spend")
-        if luck[x] not in LUCK_SCRIPTS:
-            raise DicelabError(f"luck = {luck[x]} is not a script of this game: one of {', '.join(LUCK_SCRIPTS)}")
-        fs = list(fighters)
-        fs[x] = fs[x].replace(**policy)
-        picks = np.array([walk.book(s, (fs[0], fs[1]), (luck[0], luck[1]))[x] if c else 0
-                          for s, c in zip(labels, (game.na if x == 0 else game.nb) > 1)], dtype=np.int64)
+        luck = policy.pop("luck", "spend")
+        if luck not in LUCK_SCRIPTS:
+            raise DicelabError(f"luck = {luck} is not a script of this game: one of {', '.join(LUCK_SCRIPTS)}")
+        f = fighters[x].replace(**policy)
+        dodge = f.effort_dodge
+        by_kind = np.array([STANCES.index(f.stance), int(luck == "spend"), 0, 0])
+        picks = np.where(deciders == x, by_kind[kinds], 0)
+        if dodge != "never":
+            picks = np.where((deciders == x) & (kinds == _DODGE) & (levels >= DODGE_FROM[dodge]), 1, picks)
+        picks = np.where((game.na if x == 0 else game.nb) > 1, picks, 0)
         offsets = game.a_offsets if x == 0 else game.b_offsets
         out = np.zeros(int(offsets[-1]))
         has = offsets[1:] > offsets[:-1]
