@@ -23,7 +23,7 @@ NAMES = ("novice_armed", "trained_armed", "novice", "trained")
 
 def main() -> None:
     print("system   median  max   (played equilibrium / plain duel, CPU time)")
-    for sid in ("tristat", "tun", "onesix"):
+    for sid in ("tristat", "tun", "onesix", "kurs"):
         system = get_system(sid)
         rules = system.rules()
         ratios = []

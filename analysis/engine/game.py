@@ -432,16 +432,23 @@ def _state_value(s: int, na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: 
                  p: np.ndarray, values: np.ndarray, fa: np.ndarray, fb: np.ndarray, wa: np.ndarray, wb: np.ndarray,
                  aoff: np.ndarray, boff: np.ndarray, q: np.ndarray, x: np.ndarray, y: np.ndarray,
                  record: bool) -> float:
-    """The value of state ``s`` from its successors' values; with ``record``, the free sides' strategies there."""
+    """The value of state ``s`` from its successors' values; with ``record``, the free sides' strategies there.
+
+    An action a held side never takes (weight 0) is not valued: its entries stay 0, and they only meet that 0."""
     m, k = na[s], nb[s]
+    a0, b0 = aoff[s], boff[s]
+    held_cols = fb[s] and (fa[s] or m > 1)  # B's weights are read (B does not pick at s)
     for i in range(m):
+        unused_row = fa[s] and wa[a0 + i] == 0.0
         for j in range(k):
+            q[i, j] = 0.0
+            if unused_row or (held_cols and wb[b0 + j] == 0.0):
+                continue
             o = opt[s] + i * k + j
             acc = 0.0
             for e in range(edge[o], edge[o + 1]):
                 acc += p[e] * values[to[e]]
             q[i, j] = acc
-    a0, b0 = aoff[s], boff[s]
     if fa[s] and fb[s]:
         v = 0.0
         for i in range(m):

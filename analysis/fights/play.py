@@ -36,12 +36,12 @@ def check_play(play: str) -> str:
 
 
 def _strategies(system: System, rules: Any, a: Any, b: Any, play: str, decide: Iterable[str] | None,
-                objective: str, option: str | None, limit_gb: float | None = None) -> tuple[Any, Any]:
-    """The decision game and its solved strategies under ``play``."""
+                objective: str, option: str | None, limit_gb: float | None = None) -> tuple[Any, Any, Any]:
+    """The decision game, its :class:`~analysis.fights.tactics.Play` and its solved strategies under ``play``."""
     require_decisions(system)
     check_tactics(system, rules, a, b, limit_gb=limit_gb, option=option or f"{MEMORY_ENV}=GB")
     dg = system.tactics(rules, a, b)
-    return dg, played(dg, play, decide, objective)[1]
+    return (dg, *played(dg, play, decide, objective))
 
 
 def played_duel(system: System, rules: Any, a: Any, b: Any, play: str = "book", decide: Iterable[str] | None = None,
@@ -53,13 +53,13 @@ def played_duel(system: System, rules: Any, a: Any, b: Any, play: str = "book", 
     res = exact_duel(system, rules, a, b, limit_gb=limit_gb, option=option)
     if check_play(play) == "book":
         return res
-    dg, sol = _strategies(system, rules, a, b, play, decide, objective, option, limit_gb)
-    return replace(res, solution=dg.solution(sol.a_strategy, sol.b_strategy),
+    dg, got, _ = _strategies(system, rules, a, b, play, decide, objective, option, limit_gb)
+    return replace(res, solution=got.solution,
                    order=f"{res.order}; decisions played ({play}): {dg.model}")
 
 
 def played_tables(system: System, rules: Any, a: Any, b: Any, play: str, decide: Iterable[str] | None = None,
                   objective: str = "wins", option: str = f"{MEMORY_ENV}=GB") -> tuple[PolicyTable, ...]:
     """Both sides' strategies under ``play`` as policy tables for ``simulate_duel(..., policy=...)``."""
-    dg, sol = _strategies(system, rules, a, b, check_play(play), decide, objective, option)
+    dg, _, sol = _strategies(system, rules, a, b, check_play(play), decide, objective, option)
     return policy_tables(dg, sol.a_strategy, sol.b_strategy)
