@@ -434,7 +434,10 @@ def _state_value(s: int, na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: 
                  record: bool) -> float:
     """The value of state ``s`` from its successors' values; with ``record``, the free sides' strategies there.
 
-    An action a held side never takes (weight 0) is not valued: its entries stay 0, and they only meet that 0."""
+    An action a held side never takes (weight 0) is not valued: its entries stay 0, and they only meet that 0.  A
+    side choosing alone takes the exact best value (so the sweeps contract); the :data:`TIE` rule only names the
+    action recorded (values within ``TIE`` of the best go to the lowest index), so near-ties cannot make the
+    sweeps swing by ``TIE`` for ever."""
     m, k = na[s], nb[s]
     a0, b0 = aoff[s], boff[s]
     held_cols = fb[s] and (fa[s] or m > 1)  # B's weights are read (B does not pick at s)
@@ -460,9 +463,11 @@ def _state_value(s: int, na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: 
             y[j] = 0.0
             for i in range(m):
                 y[j] += (wa[a0 + i] if fa[s] else 1.0) * q[i, j]
-        pick = _pick(y, k, -1.0)
-        v = y[pick]
+        v = y[0]
+        for j in range(1, k):
+            v = min(v, y[j])
         if record:
+            pick = _pick(y, k, -1.0)
             for j in range(k):
                 wb[b0 + j] = 1.0 if j == pick else 0.0
             if not fa[s]:
@@ -473,9 +478,11 @@ def _state_value(s: int, na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: 
             x[i] = 0.0
             for j in range(k):
                 x[i] += (wb[b0 + j] if fb[s] else 1.0) * q[i, j]
-        pick = _pick(x, m, 1.0)
-        v = x[pick]
+        v = x[0]
+        for i in range(1, m):
+            v = max(v, x[i])
         if record:
+            pick = _pick(x, m, 1.0)
             for i in range(m):
                 wa[a0 + i] = 1.0 if i == pick else 0.0
             if not fb[s]:

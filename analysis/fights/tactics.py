@@ -22,6 +22,7 @@ Values are in the objective's units: under ``wins``, P(A wins) - P(B wins).
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
@@ -231,35 +232,40 @@ def dominated(dg: DecisionGame, objective: str = "wins") -> dict[str, tuple[str,
     dg = dg.with_objective(objective)
     g = dg.game
     out: dict[str, tuple[str, ...]] = {}
-    made: dict[tuple[str, tuple[tuple[str, Any], ...]], np.ndarray] = {}
+    made: dict[tuple[str, tuple[tuple[str, Any], ...]], tuple[np.ndarray, bytes]] = {}
+    values: dict[tuple[bytes, bytes], float] = {}
 
-    def script(side: str, policy: Mapping[str, Any]) -> np.ndarray:
+    def script(side: str, policy: Mapping[str, Any]) -> tuple[np.ndarray, bytes]:
+        """The script's strategy and a digest of it (two policies may make the same play)."""
         key = (side, tuple(policy.items()))
         if key not in made:
-            made[key] = dg.scripts(side, policy)
+            strategy = dg.scripts(side, policy)
+            made[key] = strategy, hashlib.blake2b(strategy.tobytes(), digest_size=16).digest()
         return made[key]
+
+    def value(side: str, own: Mapping[str, Any], theirs: Mapping[str, Any]) -> float:
+        """The value of the play of two scripts, each pair of plays solved once."""
+        (x, kx), (y, ky) = script(side, own), script("b" if side == "a" else "a", theirs)
+        (a, ka), (b, kb) = ((x, kx), (y, ky)) if side == "a" else ((y, ky), (x, kx))
+        if (ka, kb) not in values:
+            values[(ka, kb)] = float(solve(g, a_fixed=a, b_fixed=b).values[g.start])
+        return values[(ka, kb)]
 
     for side, other in (("a", "b"), ("b", "a")):
         fields = dg.policies.get(side, {})
         theirs = [dict(zip(dg.policies.get(other, {}), combo))
                   for combo in itertools.product(*dg.policies.get(other, {}).values())] or [{}]
         found = []
-        for name, values in fields.items():
-            table = np.array([[_value(g, script(side, {name: v}), script(other, t), side) for t in theirs]
-                              for v in values])
+        for name, options in fields.items():
+            table = np.array([[value(side, {name: v}, t) for t in theirs] for v in options])
             sign = 1.0 if side == "a" else -1.0
-            for i, v in enumerate(values):
-                for j in range(len(values)):
+            for i, v in enumerate(options):
+                for j in range(len(options)):
                     if j != i and (sign * (table[j] - table[i]) >= -EPS).all() and (sign * (table[j] - table[i]) > EPS).any():
                         found.append(f"{name}={_text(v)}")
                         break
         out[side] = tuple(found)
     return out
-
-
-def _value(game: Any, own: np.ndarray, theirs: np.ndarray, side: str) -> float:
-    a, b = (own, theirs) if side == "a" else (theirs, own)
-    return float(solve(game, a_fixed=a, b_fixed=b).values[game.start])
 
 
 def _text(value: Any) -> str:
