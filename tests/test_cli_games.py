@@ -24,13 +24,9 @@ SIM_GROUPS = [s for s in GROUPS if group_module(s) is not None]
 EXACT = {"onesix": ("--variant", "group_timing=order")}
 """What makes a system's one against two exact: 2K's default clock, the IN economy, is exact one against one only."""
 PLAY_KEYS = {"value", "p_a_wins", "p_b_wins", "p_both_out", "mean_rounds"}
-PAIRS = {"tun": ("novice", "novice_armed"), "kurs": ("novice", "novice_armed")}
-"""The fighters a system's decision game is played with here: ТУН's trained fighter's game takes ~30 s to solve,
-К.У.Р.С.'s about a minute with its dominated scripts."""
-
-
 def pair(system: str) -> tuple[str, str]:
-    return PAIRS.get(system, ("trained_armed", "novice_armed"))
+    """The fighters a system's decision game is played with here."""
+    return "trained_armed", "novice_armed"
 
 
 def one_line_error(code, out, err):
