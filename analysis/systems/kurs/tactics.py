@@ -108,7 +108,7 @@ def track(rules: Rules) -> markov.Track:
 
 # ------------------------------------------------------------------ the tables the compiled walk reads
 START, TURN, LUCK, DODGE, FINISH, END = range(6)
-"""State kinds; a state is one integer ``kind + 8 * payload`` (:func:`_decode` reads it back)."""
+"""State kinds; a state is one integer ``kind + 8 * payload`` (:func:`_fields` reads it back)."""
 _KINDS = 8
 
 
@@ -143,7 +143,8 @@ class _Tables:
         self._finish()
         self.dead = t.index[DEAD_END]
         nu = n4 * t1 * 8
-        if _KINDS * 4 * nu * nu * 12 * len(boxes6) >= 2 ** 62:
+        widest = max(12 * len(boxes6), 8 * (2 * r.luck_bonus + 1))  # a dodge's payload past both fighters, a luck's
+        if _KINDS * 4 * nu * nu * widest >= 2 ** 62:
             raise DicelabError("kurs decision game: the track and luck tokens make too many states to number")
         self.ints = np.array([t1, len(t.labels), r.luck_tokens, r.luck_bonus, r.track[FATIGUE], r.dodge_fatigue,
                               int(self.radix4[1:].prod()), self.mlo, int(r.after_out == "finish"),
