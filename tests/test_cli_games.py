@@ -24,9 +24,8 @@ SIM_GROUPS = [s for s in GROUPS if group_module(s) is not None]
 EXACT = {"onesix": ("--variant", "group_timing=order")}
 """What makes a system's one against two exact: 2K's default clock, the IN economy, is exact one against one only."""
 PLAY_KEYS = {"value", "p_a_wins", "p_b_wins", "p_both_out", "mean_rounds"}
-def pair(system: str) -> tuple[str, str]:
-    """The fighters a system's decision game is played with here."""
-    return "trained_armed", "novice_armed"
+PAIR = ("trained_armed", "novice_armed")
+"""The fighters every system's decision game is played with here."""
 
 
 def one_line_error(code, out, err):
@@ -158,7 +157,7 @@ def tactics_of(tmp_path_factory):
     def get(capsys, system):
         if system not in done:
             out = tmp_path_factory.mktemp(f"tactics_{system}") / "policy.csv"
-            a, b = pair(system)
+            a, b = PAIR
             done[system] = run_json(capsys, "tactics", system, "--a", a, "--b", b, "--quiet", "--policy-out",
                                     str(out)), out
         return done[system]
@@ -168,7 +167,7 @@ def tactics_of(tmp_path_factory):
 
 @pytest.mark.parametrize("system", TACTICS)
 def test_tactics_json_contract_and_the_book_is_the_duel(capsys, system, tactics_of):
-    a, b = pair(system)
+    a, b = PAIR
     data, out = tactics_of(capsys, system)
     for key in ("book", "best_response", "equilibrium"):
         assert PLAY_KEYS <= set(data[key])
@@ -215,7 +214,7 @@ def test_a_system_without_decisions_refuses_tactics_and_play_in_one_line(capsys,
 
 @pytest.mark.parametrize("system", TACTICS)
 def test_the_played_duel_is_the_tactics_play(capsys, system, tactics_of):
-    a, b = pair(system)
+    a, b = PAIR
     tactics, _ = tactics_of(capsys, system)
     for play, key in (("book", "book"), ("best", "best_response"), ("equilibrium", "equilibrium")):
         duel = run_json(capsys, "duel", system, "--a", a, "--b", b, "--play", play)
@@ -228,7 +227,7 @@ def test_sim_plays_the_equilibrium_tables_and_agrees_with_the_played_duel(capsys
     system = next((s for s in TACTICS if hasattr(sim_module(s), "policy_call")), None)
     if system is None:
         pytest.skip("no simulator plays policy tables yet")
-    a, b = pair(system)
+    a, b = PAIR
     duel = run_json(capsys, "duel", system, "--a", a, "--b", b, "--play", "equilibrium")
     sim = run_json(capsys, "sim", system, "--a", a, "--b", b, "--play", "equilibrium", "--n", "20000", "--seed", "5",
                    "--quiet")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pytest
 
 from analysis.engine.game import solve
@@ -313,20 +312,14 @@ def test_near_ties_do_not_keep_the_sweeps_swinging():
     sweeps (a residual of 9.6e-13 against the 1e-13 tolerance).  Valued exactly they settle in about a sweep per
     state."""
     from analysis.engine.game import MAX_SWEEPS, TOL
-    from analysis.fights.tactics import _mask, _spread
+    from analysis.fights.tactics import _mask, forbidden
 
     dg = tactics(kurs.Rules(), fighter("novice"), fighter("novice_armed")).with_objective("wins")
     g = dg.game
     names = [d.name for d in dg.decisions]
     free_a, free_b = _mask(dg, "a", names), _mask(dg, "b", names)
     eq = solve(g, a_fixed=g.book("a"), fixed_a_states=~free_a, b_fixed=g.book("b"), fixed_b_states=~free_b)
-    stance = next(s for d, s in zip(dg.decisions, dg.states) if d.name == "stance" and d.side == "a")
-    held = np.zeros(g.n, dtype=bool)
-    held[stance] = True
-    plain = eq.a_strategy.copy()
-    plain[g.a_offsets[stance][:, None] + np.arange(4)[None, :]] = 0.0
-    plain[g.a_offsets[stance]] = 1.0
-    sol = solve(g, a_fixed=np.where(_spread(g.a_offsets, held), plain, g.book("a")), fixed_a_states=held | ~free_a,
-                b_fixed=g.book("b"), fixed_b_states=~free_b)
+    stance = next(k for k, d in enumerate(dg.decisions) if d.name == "stance" and d.side == "a")
+    sol = forbidden(dg, eq, stance, free_a, free_b)
     assert sol.residual <= TOL and sol.sweeps < 2 * g.n < MAX_SWEEPS
     assert sol.values[g.start] <= eq.values[g.start] + 1e-12

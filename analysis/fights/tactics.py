@@ -202,6 +202,16 @@ def _worth(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, d: int, free_a:
     total = float(w.sum())
     shares = {label: float(w @ rows[:, k]) / total for k, label in enumerate(dec.actions)} if total > 0 else {}
     taken = 1.0 - shares[dec.actions[0]] if total > 0 else None
+    sol = forbidden(dg, eq, d, free_a, free_b)
+    worth = float(eq.values[g.start] - sol.values[g.start]) * (1.0 if dec.side == "a" else -1.0)
+    return DecisionWorth(dec.name, dec.side, taken, worth, shares)
+
+
+def forbidden(dg: DecisionGame, eq: GameSolution, d: int, free_a: np.ndarray, free_b: np.ndarray) -> GameSolution:
+    """The game solved again with decision ``d`` held to its plain action (the first) at every one of its states,
+    every other free decision (``free_a``, ``free_b``: the states where each side decides) played anew."""
+    dec, states, g = dg.decisions[d], dg.states[d], dg.game
+    own = eq.a_strategy if dec.side == "a" else eq.b_strategy
     plain = own.copy()
     offsets = g.a_offsets if dec.side == "a" else g.b_offsets
     plain[offsets[states][:, None] + np.arange(len(dec.actions))[None, :]] = 0.0
@@ -209,14 +219,10 @@ def _worth(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, d: int, free_a:
     held = np.zeros(g.n, dtype=bool)
     held[states] = True
     if dec.side == "a":
-        sol = solve(g, a_fixed=np.where(_spread(g.a_offsets, held), plain, g.book("a")),
-                    fixed_a_states=held | ~free_a, b_fixed=g.book("b"), fixed_b_states=~free_b)
-        worth = float(eq.values[g.start] - sol.values[g.start])
-    else:
-        sol = solve(g, a_fixed=g.book("a"), fixed_a_states=~free_a,
-                    b_fixed=np.where(_spread(g.b_offsets, held), plain, g.book("b")), fixed_b_states=held | ~free_b)
-        worth = float(sol.values[g.start] - eq.values[g.start])
-    return DecisionWorth(dec.name, dec.side, taken, worth, shares)
+        return solve(g, a_fixed=np.where(_spread(g.a_offsets, held), plain, g.book("a")),
+                     fixed_a_states=held | ~free_a, b_fixed=g.book("b"), fixed_b_states=~free_b)
+    return solve(g, a_fixed=g.book("a"), fixed_a_states=~free_a,
+                 b_fixed=np.where(_spread(g.b_offsets, held), plain, g.book("b")), fixed_b_states=held | ~free_b)
 
 
 def _spread(offsets: np.ndarray, states: np.ndarray) -> np.ndarray:

@@ -38,6 +38,7 @@ True
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from itertools import product
 from typing import Any, Mapping
@@ -180,29 +181,23 @@ class _Tables:
         """Each side's attack rolls (margin before modifiers, p), opposed and one-sided; the damage of every margin
         a turn can reach (or a luck token move to)."""
         r = self.rules
-        self.roll_m = [[], []]
-        self.roll_p = [[], []]
-        for x in (0, 1):
-            att, dfn = self.f[x], self.f[1 - x]
-            for one in (False, True):
-                m = (dice(r) + att.attack_skill) if one else margins(r, att, dfn)
-                keep = m.p > 0
-                self.roll_m[x].append(m.support[keep].astype(np.int64))
-                self.roll_p[x].append(m.p[keep].astype(float))
-        width = max(v.size for side in self.roll_m for v in side)
+        rolls = [[(dice(r) + self.f[x].attack_skill) if one else margins(r, self.f[x], self.f[1 - x])
+                  for one in (False, True)] for x in (0, 1)]
+        width = max(int((m.p > 0).sum()) for side in rolls for m in side)
         self.rm, self.rp = np.zeros((2, 2, width), dtype=np.int64), np.zeros((2, 2, width))
         self.rn = np.zeros((2, 2), dtype=np.int64)
         for x in (0, 1):
-            for one in (0, 1):
-                k = self.roll_m[x][one].size
-                self.rm[x, one, :k], self.rp[x, one, :k], self.rn[x, one] = self.roll_m[x][one], self.roll_p[x][one], k
-        lo = int(self.rm[self.rp > 0].min()) + int(self.shift.min()) + min(0, int(self.adj.min()))
-        hi = int(self.rm[self.rp > 0].max()) + int(self.shift.max()) + max(0, int(self.adj.max())) + int(self.pen.max())
-        bonus = r.luck_bonus
-        self.mlo, mhi = min(lo, -2 * bonus), max(hi, 2 * bonus)
-        self.dmg = np.array([[self.damage(x, m) for m in range(self.mlo, mhi + 1)] for x in (0, 1)], dtype=np.int64)
+            for one, m in enumerate(rolls[x]):
+                keep = m.p > 0
+                k = self.rn[x, one] = int(keep.sum())
+                self.rm[x, one, :k], self.rp[x, one, :k] = m.support[keep], m.p[keep]
         self.shlo = int(self.shift.min()) + min(0, int(self.adj.min()))
-        self.n_shift = int(self.shift.max()) + max(0, int(self.adj.max())) + int(self.pen.max()) - self.shlo + 1
+        shhi = int(self.shift.max()) + max(0, int(self.adj.max())) + int(self.pen.max())
+        self.n_shift = shhi - self.shlo + 1
+        bonus = r.luck_bonus
+        self.mlo = min(int(self.rm[self.rp > 0].min()) + self.shlo, -2 * bonus)
+        mhi = max(int(self.rm[self.rp > 0].max()) + shhi, 2 * bonus)
+        self.dmg = np.array([[self.damage(x, m) for m in range(self.mlo, mhi + 1)] for x in (0, 1)], dtype=np.int64)
 
     def damage(self, x: int, margin: int) -> int:
         """The damage of side ``x``'s attack settled at ``margin`` (0: a miss)."""
@@ -252,7 +247,8 @@ class _Tables:
                 if status_of(c) >= target:
                     nxt[c] = nxt.get(c, 0.0) + p
                     continue
-                for m, q in zip(self.roll_m[w][1].tolist(), self.roll_p[w][1].tolist()):
+                k = self.rn[w, 1]
+                for m, q in zip(self.rm[w, 1, :k].tolist(), self.rp[w, 1, :k].tolist()):
                     d = self.damage(w, m + mod)
                     after = defended(r, self.f[1 - w], c, d, False, True)[0] if d > 0 else c
                     nxt[after] = nxt.get(after, 0.0) + p * q
@@ -713,11 +709,7 @@ def tactics(rules: Rules, a: Fighter, b: Fighter, max_states: int = MAX_STATES) 
         if luck not in LUCK_SCRIPTS:
             raise DicelabError(f"luck = {luck} is not a script of this game: one of {', '.join(LUCK_SCRIPTS)}")
         picks = _picks(f, decision, decider, x, fighters[x].replace(**policy), luck)
-        offsets = game.a_offsets if x == 0 else game.b_offsets
-        out = np.zeros(int(offsets[-1]))
-        has = offsets[1:] > offsets[:-1]
-        out[offsets[:-1][has] + picks[has]] = 1.0
-        return out
+        return replace(game, **{f"book_{side}": picks}).book(side)
 
     sides = {d.side for d in decisions}
     policies = {side: {"stance": STANCES,
