@@ -1,4 +1,5 @@
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -19,6 +20,14 @@ def _close_figures():
 
 SLOW = {"test_app.py", "test_notebooks.py", "test_processes.py", "test_examples.py", "test_fuzz.py"}
 """The test files that start browsers, notebooks or many processes: ``make test-fast`` leaves them to ``make test``."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A run started in the background (``make test &``: the shell starts it with SIGINT ignored, and every process
+    it starts inherits that) still tests Ctrl-C: Python's own SIGINT handler is put back, so the workers and the
+    commands they start get it too (a command that finds SIGINT ignored rightly leaves it so)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
