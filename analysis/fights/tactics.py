@@ -301,7 +301,7 @@ def _simple_rule(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, free_a: n
     dec, states, feats = dg.decisions[d], dg.states[d], dg.features[d]
     choice = np.argmax(_strategy_rows(dg, d, eq.a_strategy), axis=1)
     w = seen[states]
-    tree = _fit(feats, choice, w, depth=2)
+    tree = _fit(feats, choice, w, depth=2)[0]
     picks = _apply(tree, feats)
     g = dg.game
     rule = eq.a_strategy.copy()
@@ -323,21 +323,23 @@ def _simple_rule(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, free_a: n
     return SimpleRule("a", dec.name, f"{dec.name}: {said}", agreement, share)
 
 
-def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int) -> Any:
+def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int) -> tuple[Any, float]:
     """A weighted classification tree of ``depth`` over integer features: ``("leaf", action)`` or
-    ``("split", feature, threshold, below, at_or_above)`` (the split with the most weight agreeing)."""
-    leaf = ("leaf", int(np.argmax(np.bincount(y, weights=w))) if w.sum() > 0 else 0)
-    if depth == 0 or len(set(y.tolist())) <= 1:
-        return leaf
-    best, best_score = leaf, _score(leaf, x, y, w)
+    ``("split", feature, threshold, below, at_or_above)`` (the split with the most weight agreeing), and that weight
+    (a split's is its two halves', so no tree is applied to score it)."""
+    counts = np.bincount(y, weights=w)
+    leaf = ("leaf", int(np.argmax(counts)) if w.sum() > 0 else 0)
+    best, best_score = leaf, float(counts[leaf[1]]) if counts.size else 0.0
+    if depth == 0 or np.unique(y).size <= 1:
+        return best, best_score
     for f in range(x.shape[1]):
         for t in np.unique(x[:, f])[1:]:
             lo = x[:, f] < t
-            node = ("split", f, int(t), _fit(x[lo], y[lo], w[lo], depth - 1), _fit(x[~lo], y[~lo], w[~lo], depth - 1))
-            score = _score(node, x, y, w)
+            below, at_or_above = _fit(x[lo], y[lo], w[lo], depth - 1), _fit(x[~lo], y[~lo], w[~lo], depth - 1)
+            score = below[1] + at_or_above[1]
             if score > best_score + EPS:
-                best, best_score = node, score
-    return best
+                best, best_score = ("split", f, int(t), below[0], at_or_above[0]), score
+    return best, best_score
 
 
 def _apply(tree: Any, x: np.ndarray) -> np.ndarray:
@@ -348,10 +350,6 @@ def _apply(tree: Any, x: np.ndarray) -> np.ndarray:
     lo = x[:, f] < t
     out[lo], out[~lo] = _apply(below, x[lo]), _apply(above, x[~lo])
     return out
-
-
-def _score(tree: Any, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    return float(w @ (_apply(tree, x) == y))
 
 
 def _describe(tree: Any, features: Sequence[str], actions: Sequence[str]) -> str:

@@ -220,6 +220,7 @@ class _Tables:
         """``after_out = finish``: the attack modifier of the winner's finishing stance from its boxes, and the
         loser's end after the finishing attacks at each modifier (one row per winner, modifier and loser label)."""
         r, t = self.rules, self.track
+        self._defended: dict[tuple[int, Any, int], Any] = {}  # (winner, condition, damage): the condition after
         turns = [[turn(r, name, Condition((*bx, 0, 0)))[0] for bx in self.boxes4] for name in STANCES]
         mods = np.array([[tn.mod - tn.penalty for tn in row] for row in turns], dtype=np.int64)
         self.fin_mods = sorted({int(v) for v in mods.ravel()})
@@ -240,6 +241,11 @@ class _Tables:
         """The loser's condition after ``w``'s finishing attacks at the attack modifier ``mod``: one-sided, no luck,
         no dodge, until the loser reaches the lethal level or ``finish_attacks`` are made."""
         r = self.rules
+        blows: dict[int, float] = {}  # the damage of one finishing attack at this modifier: its probability
+        k = self.rn[w, 1]
+        for m, q in zip(self.rm[w, 1, :k].tolist(), self.rp[w, 1, :k].tolist()):
+            d = self.damage(w, m + mod)
+            blows[d] = blows.get(d, 0.0) + q
         dist = {loser: 1.0}
         for _ in range(r.finish_attacks):
             nxt: dict[Any, float] = {}
@@ -247,10 +253,13 @@ class _Tables:
                 if status_of(c) >= target:
                     nxt[c] = nxt.get(c, 0.0) + p
                     continue
-                k = self.rn[w, 1]
-                for m, q in zip(self.rm[w, 1, :k].tolist(), self.rp[w, 1, :k].tolist()):
-                    d = self.damage(w, m + mod)
-                    after = defended(r, self.f[1 - w], c, d, False, True)[0] if d > 0 else c
+                for d, q in blows.items():
+                    after = c
+                    if d > 0:
+                        key = (w, c, d)
+                        if key not in self._defended:
+                            self._defended[key] = defended(r, self.f[1 - w], c, d, False, True)[0]
+                        after = self._defended[key]
                     nxt[after] = nxt.get(after, 0.0) + p * q
             dist = nxt
         return dist

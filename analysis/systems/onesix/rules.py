@@ -498,8 +498,10 @@ def kernels(rules: Rules, att: Fighter, dfn: Fighter) -> dict[int, sp.csr_matrix
         rules, att, dfn, (c, 0, 0), t.labels[i]))) for c in range(rules.track_length + 1)}
 
 
+@lru_cache(maxsize=256)
 def helpless_kernels(rules: Rules, att: Fighter, dfn: Fighter) -> dict[int, sp.csr_matrix]:
-    """``after_out = finish``: one unopposed attack (no parry) on ``dfn`` once it is out, per attacker class."""
+    """``after_out = finish``: one unopposed attack (no parry) on ``dfn`` once it is out, per attacker class (kept
+    for the next duel of the same pair: read them, never change them)."""
     t = track(rules, dfn)
     return {c: markov.helpless_kernel(t, lambda i, c=c: ((b.p, b.condition) for b in branches(
         rules, att, dfn, (c, 0, 0), t.labels[i], parry=False)), rules.lethal_at) for c in range(rules.track_length + 1)}
