@@ -112,11 +112,12 @@ def require_duel(system: System) -> None:
         raise DicelabError(f"{system.id} has no exact duel yet")
 
 
-def _solve_one(system: System, max_memory: float | None, play: str, job: tuple[Any, Any, Any]) -> DuelFigures | str:
-    """One duel's figures as ``play`` says, or the message of the error that stopped it (a duel past the memory
-    ceiling is not started)."""
+def _solve_one(system: System, max_memory: float | None, play: str, read: Callable[[Any], Any],
+               job: tuple[Any, Any, Any]) -> Any:
+    """One duel's figures as ``play`` says (``read`` from its result), or the message of the error that stopped it
+    (a duel past the memory ceiling is not started)."""
     try:
-        return DuelFigures.of(played_duel(system, *job, play, option=None, limit_gb=max_memory))
+        return read(played_duel(system, *job, play, option=None, limit_gb=max_memory))
     except (DicelabError, NotImplementedError) as err:
         return str(err) or type(err).__name__
 
@@ -157,10 +158,12 @@ class Unfinished(interrupt.Interrupted):
 
 def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: int | None = None,
                 budget: float | None = None, max_memory: float | None = None, progress: Progress | None = None,
-                what: str = "duels", play: str = "book") -> list[DuelFigures | str]:
+                what: str = "duels", play: str = "book",
+                read: Callable[[Any], Any] = DuelFigures.of) -> list[DuelFigures | str]:
     """Exact duels ``(rules, a, b)`` in order, over ``workers`` processes (default: the cores, for many jobs),
     played as ``play`` says (:func:`~analysis.fights.play.played_duel`; a system without decisions refuses any
-    play but the book's).
+    play but the book's); each result as ``read`` makes it of the duel's result (a module-level function, sent to
+    the processes; default: its :class:`DuelFigures`).
 
     The duels' time is estimated first and refused past ``budget`` seconds
     (:func:`analysis.fights.budget.check_budget`); a duel past ``max_memory`` GB is
@@ -175,7 +178,7 @@ def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: i
     bar = progress(len(jobs)) if progress is not None else None
     if bar is not None and wall >= 2:
         bar.note(f"{len(jobs):,} exact duels, about {cost.human(wall)} on {n} process{'es' * (n > 1)}")
-    run = partial(_solve_one, system, max_memory, play)
+    run = partial(_solve_one, system, max_memory, play, read)
     out: list[DuelFigures | str] = []
     try:
         if n == 1:

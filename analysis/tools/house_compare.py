@@ -11,20 +11,22 @@ matched duel of each archetype and to the worth of +1, side by side with the dif
 
 from __future__ import annotations
 
+from operator import methodcaller
 from typing import Any, Mapping
 
 import pandas as pd
 
-from analysis.base.params import DicelabError, Validated
+from analysis.base.params import Validated
 from analysis.engine.assumptions import merged
 from analysis.engine.combat import describe_fighter, rests_on
 from analysis.engine.registry import house_rules_of
 from analysis.fights.fighters import archetype, archetypes
-from analysis.fights.play import check_play, played_duel
+from analysis.fights.play import check_play
 from analysis.fights.tactics import require_decisions
 from analysis.present.tables import success_table, text
 from analysis.systems import get_system
 from analysis.tools.compare import check_mode
+from analysis.tools.duels import solve_duels
 from analysis.tools.worth import worth
 
 
@@ -64,18 +66,20 @@ def duel_rows(system_id: str, house: Validated, book: Validated, play: str = "bo
     P(killed) (someone at ``lethal_at``; empty where the system has no such level) and mean rounds (empty when the
     fight never ends), and the differences; a duel that cannot be played so is empty with the reason in ``note``."""
     system = get_system(system_id)
+    names = list(archetypes(system_id))
+    fighters = [archetype(system, name) for name in names]
+    jobs = [(rules, f, f) for f in fighters for rules in (book, house)]
+    solved = iter(solve_duels(system, jobs, play=play, what="compare", read=methodcaller("to_dict")))
     rows = []
-    for name in archetypes(system_id):
-        f = archetype(system, name)
+    for name in names:
         row: dict[str, Any] = {"archetype": name}
         notes = []
         results = {}
-        for which, rules in (("book", book), ("house", house)):
-            try:
-                results[which] = played_duel(system, rules, f, f, play, option=None).to_dict()
-            except DicelabError as err:
-                results[which] = None
-                notes.append(f"{which}: {err}")
+        for which in ("book", "house"):
+            res = next(solved)
+            results[which] = None if isinstance(res, str) else res
+            if isinstance(res, str):
+                notes.append(f"{which}: {res}")
         for key in ("p_a_wins", "p_killed", "mean_rounds"):
             for which, res in results.items():
                 row[f"{key}_{which}"] = None if res is None else res[key]
