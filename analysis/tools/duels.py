@@ -44,6 +44,9 @@ P_UNIT = 0.10
 ROUNDS_UNIT = math.log(1.5)
 """One distance unit of mean rounds: a factor 1.5."""
 MIN_JOBS_PER_WORKER = 8
+MIN_SECONDS_PER_WORKER = 1.0
+"""By default a process is started for every few quick duels, or for every second of estimated work (2K's duels
+take 0.2-1 s each, so a handful of them already pays for a second process)."""
 GAME_FACTOR = 7.0
 """A duel played through its decision game (``play`` best or equilibrium) against the plain duel, in CPU time, with
 a margin: ``benchmarks/bench_play.py`` measured medians 2.8 (2K), 3.4 (Tri-Stat) and 4.0 (ТУН), at most 6.3."""
@@ -122,10 +125,15 @@ def _solve_one(system: System, max_memory: float | None, play: str, read: Callab
         return str(err) or type(err).__name__
 
 
-def worker_count(workers: int | None, jobs: int) -> int:
-    """The process count: as asked (at most one per job), or by default the cores, each with a few jobs."""
+def worker_count(workers: int | None, jobs: int, seconds: float = 0.0) -> int:
+    """The process count: as asked (at most one per job), or by default the cores, each with a few jobs or a second
+    of the ``seconds`` estimated for them all.
+
+    >>> worker_count(None, 4, seconds=0.04), worker_count(3, 10)
+    (1, 3)
+    """
     if workers is None:
-        return max(1, min(cores(), jobs // MIN_JOBS_PER_WORKER))
+        return max(1, min(cores(), jobs, max(jobs // MIN_JOBS_PER_WORKER, int(seconds / MIN_SECONDS_PER_WORKER))))
     return max(1, min(check_workers(workers, "processes"), jobs))
 
 
@@ -173,8 +181,9 @@ def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: i
     """
     if check_play(play) != "book":
         require_decisions(system)
-    n = worker_count(workers, len(jobs))
-    wall = cost.check_budget(what, estimate_seconds(system, jobs, max_memory, play), n, budget)
+    seconds = estimate_seconds(system, jobs, max_memory, play)
+    n = worker_count(workers, len(jobs), seconds)
+    wall = cost.check_budget(what, seconds, n, budget)
     bar = progress(len(jobs)) if progress is not None else None
     if bar is not None and wall >= 2:
         bar.note(f"{len(jobs):,} exact duels, about {cost.human(wall)} on {n} process{'es' * (n > 1)}")
