@@ -211,7 +211,7 @@ def variant_effects(setup: Setup | None = None) -> pd.DataFrame:
     for system in all_systems():
         base = duel_rules(setup.ruleset(system.id))
         a, b = setup.fighters(system.id)
-        report = {e.label: e for e in variants(system, base, a=a, b=b, workers=1).effects}
+        report = {e.label: e for e in variants(system, base, a=a, b=b).effects}
         for name, value, label in rule_alternatives(system, base):
             e = report[label]
             d = e.duel_delta or {}
@@ -243,7 +243,7 @@ def policy_effects(setup: Setup | None = None, fields: Mapping[str, Sequence[str
         rules = duel_rules(setup.ruleset(system.id))
         a, b = setup.fighters(system.id)
         defined = system.level_missing(rules.lethal_at) is None
-        for e in variant_tools.policy_effects(system, rules, a, b, names, workers=1):
+        for e in variant_tools.policy_effects(system, rules, a, b, names):
             row: dict[str, Any] = {"system": system.id, "policy": e.name, "value": text(e.value), "option": e.label,
                                    "note": e.note, "warning": "; ".join(e.warnings)}
             if e.duel is not None:
