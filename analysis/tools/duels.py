@@ -167,7 +167,7 @@ class Unfinished(interrupt.Interrupted):
 def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: int | None = None,
                 budget: float | None = None, max_memory: float | None = None, progress: Progress | None = None,
                 what: str = "duels", play: str = "book",
-                read: Callable[[Any], Any] = DuelFigures.of) -> list[DuelFigures | str]:
+                read: Callable[[Any], Any] = DuelFigures.of) -> list[Any]:
     """Exact duels ``(rules, a, b)`` in order, over ``workers`` processes (default: the cores, for many jobs),
     played as ``play`` says (:func:`~analysis.fights.play.played_duel`; a system without decisions refuses any
     play but the book's); each result as ``read`` makes it of the duel's result (a module-level function, sent to
@@ -188,7 +188,7 @@ def solve_duels(system: System, jobs: Sequence[tuple[Any, Any, Any]], workers: i
     if bar is not None and wall >= 2:
         bar.note(f"{len(jobs):,} exact duels, about {cost.human(wall)} on {n} process{'es' * (n > 1)}")
     run = partial(_solve_one, system, max_memory, play, read)
-    out: list[DuelFigures | str] = []
+    out: list[Any] = []
     try:
         if n == 1:
             for job in jobs:

@@ -77,9 +77,11 @@ def duel_rows(system_id: str, house: Validated, book: Validated, play: str = "bo
         results = {}
         for which in ("book", "house"):
             res = next(solved)
-            results[which] = None if isinstance(res, str) else res
             if isinstance(res, str):
+                results[which] = None
                 notes.append(f"{which}: {res}")
+            else:
+                results[which] = res
         for key in ("p_a_wins", "p_killed", "mean_rounds"):
             for which, res in results.items():
                 row[f"{key}_{which}"] = None if res is None else res[key]
