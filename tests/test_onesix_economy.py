@@ -412,6 +412,23 @@ def test_without_gear_faults_the_chain_keeps_its_size():
     assert onesix.duel_states(rules, a, b) >= onesix.duel(rules, a, b).solution.states >= plain.states
 
 
+def test_duels_whose_chains_read_the_same_numbers_share_one_solve():
+    """The solver keeps its figures by what the chain reads: a field the duel never consults (a group-only variant
+    or policy, armor wear without armor) reuses the solve; a variant the chain does read solves anew."""
+    from analysis.systems.onesix import solver
+
+    a, b = load_fighter(SYSTEM, "novice_armed"), load_fighter(SYSTEM, "novice")
+    rules = SYSTEM.rules()
+    solver.cache_clear()
+    first = onesix.duel(rules, a, b).solution
+    for same_rules, same_a in ((rules.replace(group_timing="order"), a), (rules, a.replace(target="strongest")),
+                               (rules.replace(armor_wear=True), a)):
+        assert onesix.duel(same_rules, same_a, b).solution == first
+    assert len(solver._solved) == 1
+    other = onesix.duel(rules.replace(in_die="d6"), a, b).solution
+    assert len(solver._solved) == 2 and other.p_a_wins != first.p_a_wins
+
+
 # ------------------------------------------------------------------ the compiled chain is a twin of the step rules
 @pytest.mark.parametrize("variant", [{}, {"gear_faults": True, "simultaneous_parry": True, "parry_window": 2}],
                          ids=["defaults", "gear_faults"])

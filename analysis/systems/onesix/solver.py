@@ -11,6 +11,8 @@ the rounds over the same states (:mod:`analysis.systems.onesix.rounds`).
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import replace
 from functools import lru_cache
 
@@ -47,6 +49,11 @@ REGION = 32
 """Hash slots a block of conditions first gets (doubled whenever it is half full): a block's lookups stay close."""
 
 
+SOLVED = 256
+"""Chains kept solved, by what they read (:func:`_chain_figures`)."""
+_solved: OrderedDict[bytes, tuple] = OrderedDict()
+
+
 @lru_cache(maxsize=256)
 def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[markov.Solution, str, dict]:
     """The duel under the IN economy, exactly (less a reported truncation): the solution, how it was timed, and
@@ -54,7 +61,9 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
     {(i, j): p}}``, else ``{}``.
 
     The compiled solver runs where no signal lands (:func:`analysis.base.interrupt.run_kernel`): Ctrl-C, SIGTERM
-    or a cancel halt it within a block and raise :class:`~analysis.base.interrupt.Interrupted`."""
+    or a cancel halt it within a block and raise :class:`~analysis.base.interrupt.Interrupted`.  Two duels whose
+    chains read the same numbers (a variant or a policy the duel never consults: ``group_timing``, ``target``,
+    armor wear without armor...) share one solve (:func:`_chain_figures`)."""
     pr = pack_rules(rules, a, b)
     ga, gb = 1 + a.breakable(rules), 1 + b.breakable(rules)
     na, nb = len(six.track(rules, a)) * ga, len(six.track(rules, b)) * gb
@@ -62,15 +71,7 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
         raise DicelabError(f"onesix duel: tracks of {na} and {nb} conditions are too large for the exact chain; "
                            "allowed: shorter tracks, less armor wear or a shallower carry floor (or dicelab sim)")
     fs = np.stack([pack_fighter(rules, a), pack_fighter(rules, b)])
-    tables = hit_tables(rules, a, b)
-    cap = CAPACITY
-    while True:
-        status, codes, probs, lost, stuck, mean, states, rounds = run_kernel(
-            _solve, pr, fs, *tables, ways_room(tables[1]), na, nb, PRUNE, ROUNDS_TOL, WORK, markov.MAX_ROUNDS, cap,
-            10 * cap, BLOCK_TOL, SWEEPS, ROUNDS_SKIP, SWEEP_FLOOR)
-        if status == 0:
-            break
-        cap *= 2
+    codes, probs, lost, stuck, mean, states, rounds = _chain_figures(pr, fs, hit_tables(rules, a, b), na, nb)
     ta, tb = six.track(rules, a), six.track(rules, b)
     weapons: dict[tuple[int, int], dict[tuple[int, int], float]] = {}
     for code, p in zip(codes, probs):
@@ -88,6 +89,38 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
     if p_end > 0 and stuck == 0:
         solution = replace(solution, mean_rounds=float(mean))
     return solution, order_text(rules, a, b), weapons if ga * gb > 1 else {}
+
+
+def _chain_figures(pr: np.ndarray, fs: np.ndarray, tables: tuple[np.ndarray, ...], na: int,
+                   nb: int) -> tuple[np.ndarray, np.ndarray, float, float, float, int, np.ndarray]:
+    """The compiled solver's figures for these inputs (end codes, their probabilities, mass lost, P(stalemate),
+    expected rounds, states, rounds distribution), kept for the last :data:`SOLVED` inputs by their bytes: the
+    solver reads nothing else, so equal inputs give equal figures."""
+    key = hashlib.blake2b(repr((na, nb, [(x.dtype.str, x.shape) for x in (pr, fs, *tables)])).encode(),
+                          digest_size=32)
+    for x in (pr, fs, *tables):
+        key.update(np.ascontiguousarray(x).tobytes())
+    digest = key.digest()
+    if digest in _solved:
+        _solved.move_to_end(digest)
+        return _solved[digest]
+    cap = CAPACITY
+    while True:
+        status, *figures = run_kernel(_solve, pr, fs, *tables, ways_room(tables[1]), na, nb, PRUNE, ROUNDS_TOL, WORK,
+                                      markov.MAX_ROUNDS, cap, 10 * cap, BLOCK_TOL, SWEEPS, ROUNDS_SKIP, SWEEP_FLOOR)
+        if status == 0:
+            break
+        cap *= 2
+    _solved[digest] = out = tuple(figures)
+    if len(_solved) > SOLVED:
+        _solved.popitem(last=False)
+    return out
+
+
+def cache_clear() -> None:
+    """Forget every solved duel (kept by the duel's fields and by what its chain reads)."""
+    economy_duel.cache_clear()
+    _solved.clear()
 
 
 # ------------------------------------------------------------------ the compiled chain: the solver
