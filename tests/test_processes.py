@@ -148,6 +148,8 @@ LONG_COMMANDS = {
     "design": ["design", "onesix", "--a", "trained_armed", "--b", "trained_armed", "--vary", "a.reflexes=6..16",
                "--rounds", "3", "--lethality", "0.1", "--workers", "1", "--budget", "100000", "--quiet", "--json"],
     "variants": ["variants", "tristat", *BIG_TRISTAT, "--workers", "1", "--budget", "100000", "--quiet"],
+    "variants-processes": ["variants", "onesix", "--a", "trained_armed", "--b", "trained_armed", "--workers", "2",
+                           "--budget", "100000", "--quiet"],
     "equiv": ["equiv", "--from", "tristat", "--a", "veteran", "--b", "trained", "--to", "onesix", "--workers", "1",
               "--budget", "100000", "--quiet"],
     "report": ["report", "--out", "{report}"],

@@ -23,12 +23,14 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 
 from analysis.base.params import ParamError
 
 WATCH_EVERY = 0.25
 """Seconds between a worker's checks that its parent is alive."""
+MANAGER_WAIT = 5.0
+"""Seconds :func:`stop_now` waits for a stopped pool's manager thread."""
 PER_CORE = {"threads": 4, "processes": 2}
 """At most this many workers per core: threads (Monte Carlo) share one process; processes each hold a copy of
 the library (about 150 MB)."""
@@ -67,11 +69,29 @@ def process_pool(workers: int, method: str = "spawn") -> ProcessPoolExecutor:
 
 def stop_now(pool: ProcessPoolExecutor) -> None:
     """Cancel the pool's waiting work and kill its workers (they ignore Ctrl-C and SIGTERM), so an interrupted
-    command exits at once instead of waiting for the tasks in flight."""
+    command exits at once instead of waiting for the tasks in flight.
+
+    The pool's manager thread then fails the work still pending; Python 3.11 does not skip the cancelled tasks
+    there and its thread dies printing a traceback (an ``InvalidStateError``), which would follow the command's
+    one-line message: the thread is waited for with that one error kept quiet."""
     workers = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in workers:
         process.kill()
+    if manager is None:
+        return
+    before = threading.excepthook
+
+    def quiet(args: threading.ExceptHookArgs) -> None:
+        if not (args.thread is manager and args.exc_type is InvalidStateError):
+            before(args)
+
+    threading.excepthook = quiet
+    try:
+        manager.join(timeout=MANAGER_WAIT)
+    finally:
+        threading.excepthook = before
 
 
 def fork_or_spawn() -> str:
