@@ -44,7 +44,8 @@ SWEEP_FLOOR = 1e-16
 ROUNDS_SKIP = 1e-10
 """The rounds distribution does not follow a state holding less than this share of the fights still going."""
 CAPACITY = 1 << 19
-"""States the solver first makes room for (doubled as often as needed)."""
+"""States the solver first makes room for (doubled as often as needed; its edges, first ten per state, grow as the
+solver goes)."""
 REGION = 32
 """Hash slots a block of conditions first gets (doubled whenever it is half full): a block's lookups stay close."""
 
@@ -219,6 +220,14 @@ def _heap_pop(heap: np.ndarray, keys: np.ndarray, size: int) -> int:
 
 
 
+@njit(cache=True, nogil=True)
+def _grown(a: np.ndarray, used: int, size: int) -> np.ndarray:
+    """A copy of ``a`` with room for ``size`` items, its first ``used`` kept."""
+    out = np.empty(size, dtype=a.dtype)
+    out[:used] = a[:used]
+    return out
+
+
 _DEBRUIJN = 0x03F79D71B4CB0A89
 _LOWEST = np.zeros(64, dtype=np.int64)
 for _i in range(64):
@@ -347,8 +356,10 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
                 continue
             if s_start[s] < 0:
                 cnt = _edges(s_key[s], fs, pr, na, nb, stay, wy_p, wy_i, wy_start, bk, bp)
-                if n_edges + cnt > cap_edges:
-                    return 1, no_codes, empty_rounds, lost, stuck, 0.0, n, empty_rounds
+                if n_edges + cnt > e_tgt.size:
+                    room_e = 2 * e_tgt.size + cnt
+                    e_tgt, e_p, e_code = _grown(e_tgt, n_edges, room_e), _grown(e_p, n_edges, room_e), _grown(
+                        e_code, n_edges, room_e)
                 total = 0.0
                 r_from = (s_key[s] // 3) % n_regions
                 for i in range(cnt):
