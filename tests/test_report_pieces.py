@@ -42,6 +42,21 @@ def test_the_command_line_names_the_report_sections():
     assert cli_report.SECTIONS == SECTIONS
 
 
+def test_the_report_tables_do_not_depend_on_how_their_parts_are_shared_out(monkeypatch):
+    """``compute`` runs its independent parts in worker processes, the longest first; in one process, in the
+    order they are listed, every table is the same (each part is deterministic) and the tables come in the same
+    order."""
+    import analysis.front.report as report
+
+    sections = ["checks", "tactics"]
+    parallel = report.compute(Setup.build(), sections)
+    monkeypatch.setattr(report, "cores", lambda: 1)
+    alone = report.compute(Setup.build(), sections)
+    assert list(parallel) == list(alone) and {"policies", "assumption_ranges", "curves"} <= set(alone)
+    for name, table in alone.items():
+        pd.testing.assert_frame_equal(parallel[name], table, check_exact=True)
+
+
 def test_tactics_cover_every_policy_and_say_which_are_refused():
     """Generic over the fighters' policy fields: one row per other value; a fighter who stops defending in ТУН
     gives up its Body defense, which can only cost it; an option the rules refuse for this fighter is noted."""
