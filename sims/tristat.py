@@ -469,7 +469,7 @@ Y_HIT, Y_DEF, Y_BLOCK_DEF, Y_HEALTH, Y_DYING, Y_BODY, Y_SHOCK, Y_TD, Y_ATTACKS, 
 R_CRIT, R_BLOCKS, R_ABSORB = range(3)
 # Scalars: naturals, initiative once, the shock stand-in, finishing, the cap of defensive rounds, the extra defense
 # penalty.
-(S_LOW, S_HIGH, S_ONCE, S_SHOCK, S_FINISH, S_FINISH_ATTACKS, S_CAPPED, S_CAP, S_PENALTY, S_DUEL) = range(10)
+(S_LOW, S_HIGH, S_ONCE, S_SHOCK, S_FINISH, S_FINISH_ATTACKS, S_CAPPED, S_CAP, S_PENALTY) = range(9)
 WEAKEST, RANDOM, STRONGEST, SPREAD = range(4)
 
 
@@ -506,7 +506,7 @@ def pack_group(rules: rules_mod.Rules, side_a: list[rules_mod.Fighter],
     scalars = np.array([rules.natural_low, rules.natural_high, rules.initiative_once, rules.shock_rule,
                         rules.after_out == "finish", rules.finish_attacks,
                         any(f.stance == "total_defence" for f in side_a + side_b), rules.total_defence_rounds,
-                        rules.extra_defense_penalty, 0], dtype=np.int64)
+                        rules.extra_defense_penalty], dtype=np.int64)
     listed = [next(i for i, (g, s, _) in enumerate(types) if g == f and s == side)
               for side, fighters in enumerate((side_a, side_b)) for f in fighters]
     return (scalars, np.array(rows, dtype=np.int64), pair, tables, np.asarray(slot_type, dtype=np.int64),
@@ -570,12 +570,11 @@ W_SIZE = W_KEYS + 4
 @njit(cache=True, nogil=True)
 def _group(sc: np.ndarray, ty: np.ndarray, pair: np.ndarray, tables: np.ndarray, slot_type: np.ndarray,
            listed: np.ndarray, lay: np.ndarray, rolls: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n group fights, counted as :mod:`sims.groups` lays them out (``sc[S_DUEL]``: one against one, counted as a
-    duel, :mod:`sims.results`).  Each round every able fighter rolls initiative (2dX + acv; once for the fight
+    """n group fights, counted as :mod:`sims.groups` lays them out.  Each round every able fighter rolls initiative (2dX + acv; once for the fight
     under ``S_ONCE``); moments in descending initiative, ties together; in a moment, waves of the w-th attacks,
     targets picked from the wave's start and damage landing together; each defense roll after the first in a
     round at a cumulative penalty."""
-    out = np.zeros(DUEL_SIZE if sc[S_DUEL] else lay[5] + MAX_ROUNDS + 1, dtype=np.int64)
+    out = np.zeros(lay[5] + MAX_ROUNDS + 1, dtype=np.int64)
     base = sc[S_LOW] + ty[:, Y_ACV].min()
     by_init = np.zeros(sc[S_HIGH] + ty[:, Y_ACV].max() - base + 1, dtype=np.int64)
     _groups(out, np.zeros((W_SIZE, slot_type.size), dtype=np.int64), by_init, base, ty[slot_type], sc, pair, tables,
@@ -716,13 +715,11 @@ def _groups(out: np.ndarray, work: np.ndarray, by_init: np.ndarray, base: int, f
                 c += 1
                 if c >= sc[S_CAP]:
                     break
-        spent = -1
         if over and sc[S_FINISH] and (able_a > 0) != (able_b > 0):
             lo, hi = (0, na) if able_a > 0 else (na, m)
             hitter = lo
             while down[hitter] == 1:
                 hitter += 1
-            spent = 0
             for e in range(m):
                 if lo <= e < hi:
                     continue
@@ -735,7 +732,6 @@ def _groups(out: np.ndarray, work: np.ndarray, by_init: np.ndarray, base: int, f
                         taken[e] += pair[t_a, t_e, R_CRIT]
                     elif r != high and r <= fs[hitter, Y_HIT]:
                         taken[e] += tables[T_PLAIN, t_a, t_e, rolls[int(rng.random() * size)]]
-                spent += k
         for e in range(m):  # the levels, sorted worst first within each type's slots
             lv = (DYING if taken[e] >= fs[e, Y_DYING] else OUT) if down[e] == 1 else UP
             q = e
@@ -745,12 +741,6 @@ def _groups(out: np.ndarray, work: np.ndarray, by_init: np.ndarray, base: int, f
             levels[q] = lv
         if not over:
             rounds = MAX_ROUNDS + 1
-        if sc[S_DUEL]:
-            if rounds > MAX_ROUNDS:
-                _tally(out, MAX_ROUNDS + 1, UP, UP, -1)
-            else:
-                _tally(out, rounds, levels[0], levels[1], spent)
-            continue
         for k in range(m):
             rows[k] = levels[place[k]]
         _tally_group(out, lay, rounds, rows)
