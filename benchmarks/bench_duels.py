@@ -60,7 +60,7 @@ def all_pairings(system, repeat: int) -> None:
                 best = min(best, cpu() - t)
             warm[a, b], states[a, b] = best, res.solution.states
             if system.id == "onesix":
-                solver.cache_clear()
+                forget(solver)
                 t = cpu()
                 system.duel(rules, fighters[a], fighters[b])
                 resolve[a, b] = cpu() - t
@@ -70,6 +70,11 @@ def all_pairings(system, repeat: int) -> None:
     line += f" {ms(resolve.values())}" if resolve else f" {'-':>9} {'-':>9}"
     print(line + f"  states median {statistics.median(states.values()):>8.0f} max {states[big]:>8} ({big[0]} vs "
           f"{big[1]}); slowest {slow[0]} vs {slow[1]}")
+
+
+def forget(solver) -> None:
+    """Clear 2K's solved duels (a tree before 0486b98 kept them only by the duel's fields)."""
+    getattr(solver, "cache_clear", solver.economy_duel.cache_clear)()
 
 
 def first_in_process() -> float:
@@ -92,7 +97,7 @@ def onesix_times() -> dict[str, list[float] | float]:
     cold = []
     for a in fighters.values():
         for b in fighters.values():
-            solver.cache_clear()
+            forget(solver)
             t = cpu()
             system.duel(rules, a, b)
             cold.append(cpu() - t)
@@ -144,7 +149,7 @@ def onesix_growth(mc_n: int) -> None:
     rate = None
     for r in range(6, 17, 2):
         b = base.replace(reflexes=r)
-        solver.cache_clear()
+        forget(solver)
         t = cpu()
         sol = system.duel(system.rules(), base, b).solution
         took = cpu() - t
@@ -158,7 +163,7 @@ def onesix_growth(mc_n: int) -> None:
     print("\n2K, the trained_armed mirror with a longer track (reserve 3): states and time")
     print(f"{'track':>6} {'states':>8} {'ms':>6}")
     for track in (4, 6, 8, 10):
-        solver.cache_clear()
+        forget(solver)
         t = cpu()
         sol = system.duel(system.rules(track_length=track), base, base).solution
         print(f"{track:>6} {sol.states:>8} {(cpu() - t) * 1e3:>6.0f}")
