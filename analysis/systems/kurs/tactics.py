@@ -49,6 +49,7 @@ from numba import njit
 from analysis.base.params import DicelabError
 from analysis.engine import markov
 from analysis.engine.decisions import Decision, DecisionGame
+from analysis.engine.explore import _grown
 from analysis.engine.game import Game
 from analysis.systems.kurs.chain import margins, settle
 from analysis.systems.kurs.duel import first_attack
@@ -594,13 +595,6 @@ def _rehash(states: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
             i = (i + 1) & (size - 1)
         slots[i], at[i] = states[k], k
     return slots, at
-
-
-@njit(cache=True)
-def _grown(a: np.ndarray, size: int) -> np.ndarray:
-    out = np.empty(size, dtype=a.dtype)
-    out[: a.size] = a
-    return out
 
 
 def _check(rules: Rules) -> None:
