@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
-from numba import njit
 
 from analysis.base.params import DicelabError
 from analysis.engine.game import Game
@@ -84,11 +83,3 @@ def explore(start: Hashable, step: Step, round_start: Callable[[Any], bool],
                 np.zeros(n), np.array([bool(round_start(s)) for s in labels], dtype=bool),
                 np.array([b[0] for b in books], dtype=np.int64), np.array([b[1] for b in books], dtype=np.int64), 0)
     return Explored(game, tuple(labels))
-
-
-@njit(cache=True, nogil=True)
-def _grown(a: np.ndarray, size: int) -> np.ndarray:
-    """A copy of ``a`` with room for ``size`` items (a compiled walk's store outgrowing its first guess)."""
-    out = np.empty(size, dtype=a.dtype)
-    out[: a.size] = a
-    return out

@@ -18,10 +18,9 @@ ratio, state by state, as a round that changes nothing makes them, the
 values jump to the series' limit: :data:`STEADY`); matrix games are solved exactly by support
 enumeration.  A side can be held to a fixed strategy (its book policy, or
 its play when the other side best-responds), which makes the same routine
-compute a best response or simply the value of fixed play.  :func:`chain`
-turns a pair of strategies into the Markov chain they make, and
-:func:`evaluate` its absorption probabilities and rounds (through
-:func:`analysis.engine.markov.absorb`).
+compute a best response or simply the value of fixed play.  :func:`evaluate`
+gives a pair of strategies' absorption probabilities and rounds, and
+:func:`visits` each state's visits (both through :mod:`analysis.engine.flow`).
 
 Strategies are flat arrays over each side's actions, state by state
 (``Game.a_offsets``): a probability per action, one-hot for pure play.
@@ -43,8 +42,9 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from analysis.base.lazy import sp, splu
-from analysis.engine.markov import Absorption, _closure, absorb
+from analysis.base.lazy import sp
+from analysis.engine.flow import ROUNDS_WORK, cut_order, flow, round_passes
+from analysis.engine.markov import MAX_ROUNDS, ROUNDS_TOL, Absorption, _closure
 
 TOL = 1e-13
 """A component's sweeps stop when no value moved by more than this."""
@@ -181,81 +181,86 @@ def solve(game: Game, a_fixed: np.ndarray | None = None, b_fixed: np.ndarray | N
     return GameSolution(values, wa, wb, float(residual), int(sweeps), tol)
 
 
-def chain(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> sp.csr_matrix:
-    """The ``n x n`` transition matrix of the play ``(a_strategy, b_strategy)``; end states keep no row."""
-    counts = np.where(game.ends, 0, game.na * game.nb)
-    state_of_opt = np.repeat(np.arange(game.n), counts)
-    local = np.arange(int(game.opt[-1])) - game.opt[state_of_opt]
-    nb = game.nb[state_of_opt]
-    weight = (a_strategy[game.a_offsets[state_of_opt] + local // nb]
-              * b_strategy[game.b_offsets[state_of_opt] + local % nb])
-    per_edge = np.repeat(np.arange(int(game.opt[-1])), np.diff(game.edge))
-    rows = state_of_opt[per_edge]
-    return sp.csr_matrix((game.p * weight[per_edge], (rows, game.to)), shape=(game.n, game.n))
-
-
 def evaluate(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> Absorption:
     """Where the play ends (mass per end state, in the order of ``np.flatnonzero(game.ends)``), its rounds and
-    what never ends.
+    what never ends (:mod:`analysis.engine.flow`: the states inside a round must not loop among themselves).
 
-    The chain is reduced to the round-start states (each visit begins a round): the states inside a round must
-    not loop among themselves, so a round's way through them is a finite sum of powers.  Then
-    :func:`~analysis.engine.markov.absorb` counts rounds as it does for duels.
+    >>> g = Game.build([[[(0.5, 0), (0.5, 1)]], []], [1, 0], [1, 0], [0.0, 1.0], round_start=[True, False])
+    >>> got = evaluate(g, g.book("a"), g.book("b"))
+    >>> got.absorbed.tolist(), got.mean_rounds, got.rounds[2]
+    ([1.0], 2.0, 0.25)
     """
-    t = chain(game, a_strategy, b_strategy)
+    play = _Play.of(game, a_strategy, b_strategy)
+    visits, stalemate, lost, h = play.flow(want_h=True)
     ends = np.flatnonzero(game.ends)
-    starts = np.flatnonzero(game.round_start & ~game.ends)
-    inner = np.flatnonzero(~game.round_start & ~game.ends)
-    t_ii = t[inner][:, inner].tocsr()
+    limit = MAX_ROUNDS
+    per_round, tail, before = round_passes(play.sedge, game.to, play.q, play.starts, game.ends, play.live,
+                                           play.rank, game.start, ROUNDS_TOL, limit, ROUNDS_WORK)
+    absorbed = visits[ends]
+    p_end = float(absorbed.sum()) - before
+    starts = play.starts & play.live & ~game.ends
+    mean = None
+    if p_end > 0:
+        mean = float(visits[starts] @ h[starts]) / p_end
+    rounds = {t + 1: float(p) for t, p in enumerate(per_round) if p > 0}
+    return Absorption(absorbed, float(stalemate), float(max(lost, 0.0)), mean, rounds, float(tail))
 
-    def through(rows: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-        """``rows`` continued through the states inside a round until a round starts or the fight ends."""
-        to_s, to_e, step = rows[:, starts], rows[:, ends], rows[:, inner]
-        for _ in range(inner.size + 1):
-            if step.nnz == 0:
-                return to_s.tocsr(), to_e.tocsr()
-            to_s = to_s + step @ t[inner][:, starts]
-            to_e = to_e + step @ t[inner][:, ends]
-            step = step @ t_ii
-        raise ValueError("the states inside a round loop among themselves: mark a round start on the loop")
 
-    q, r = through(t[starts].tocsr())
-    x0 = sp.csr_matrix(([1.0], ([0], [game.start])), shape=(1, game.n))
-    x_s, x_e = through(x0)
-    return absorb(q, r, np.asarray(x_s.todense()).ravel(), np.asarray(x_e.todense()).ravel())
+@dataclass(frozen=True)
+class _Play:
+    """A fixed play as the arrays :mod:`analysis.engine.flow` reads: each state's ways (``sedge``: where they
+    start; ``q``: their probability under the strategies), the round starts, the states that can still end and
+    the rank order with its components."""
+
+    game: Game
+    sedge: np.ndarray
+    q: np.ndarray
+    starts: np.ndarray
+    live: np.ndarray
+    rank: np.ndarray
+
+    @classmethod
+    def of(cls, game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> "_Play":
+        counts = np.where(game.ends, 0, game.na * game.nb)
+        state_of_opt = np.repeat(np.arange(game.n), counts)
+        local = np.arange(int(game.opt[-1])) - game.opt[state_of_opt]
+        nb = game.nb[state_of_opt]
+        weight = (a_strategy[game.a_offsets[state_of_opt] + local // nb]
+                  * b_strategy[game.b_offsets[state_of_opt] + local % nb])
+        q = game.p * np.repeat(weight, np.diff(game.edge))
+        sedge = game.edge[game.opt]
+        starts = game.round_start.astype(bool)
+        rank, ok = cut_order(sedge, game.to, q, starts, game.ends)
+        if not ok:
+            raise ValueError("the states inside a round loop among themselves: mark a round start on the loop")
+        t = sp.csr_matrix((q.copy(), game.to.copy(), sedge.copy()), shape=(game.n, game.n))  # scipy sorts in place
+        live = _closure((t != 0).tocsr(), game.ends.copy())
+        return cls(game, sedge, q, starts, live, rank)
+
+    def flow(self, want_h: bool = False) -> tuple[np.ndarray, float, float, np.ndarray]:
+        """:func:`~analysis.engine.flow.flow` over the game's components, each in rank order."""
+        g = self.game
+        order, ptr = g.components
+        comp = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+        perm = np.lexsort((self.rank[order], -comp))
+        sizes = np.diff(ptr)[::-1]
+        mptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        return flow(self.sedge, g.to, self.q, self.starts, g.ends, self.live, order[perm], mptr, g.start, want_h)
 
 
 def visits(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.ndarray:
     """Each state's expected number of visits in the play ``(a_strategy, b_strategy)`` from the start (what
     never ends is not counted: a state from which no end can be reached gets the mass that enters it, once).
 
-    >>> g = Game.build([[[(0.5, 0), (0.5, 1)]], []], [1, 0], [1, 0], [0.0, 1.0])
+    >>> g = Game.build([[[(0.5, 0), (0.5, 1)]], []], [1, 0], [1, 0], [0.0, 1.0], round_start=[True, False])
     >>> visits(g, g.book("a"), g.book("b")).tolist()
     [2.0, 1.0]
-    >>> stuck = Game.build([[[(0.5, 1), (0.5, 2)]], [[(1.0, 1)]], []], [1, 1, 0], [1, 1, 0], [0.0, 0.0, 1.0])
+    >>> stuck = Game.build([[[(0.5, 1), (0.5, 2)]], [[(1.0, 1)]], []], [1, 1, 0], [1, 1, 0], [0.0, 0.0, 1.0],
+    ...                    round_start=[True, True, False])
     >>> visits(stuck, stuck.book("a"), stuck.book("b")).tolist()
     [1.0, 0.5, 0.5]
     """
-    t = chain(game, a_strategy, b_strategy).tocsr()
-    can_end = _closure((t != 0).tocsr(), game.ends.copy())
-    live = np.flatnonzero(~game.ends & can_end)
-    stuck = np.flatnonzero(~game.ends & ~can_end)
-    x0 = np.zeros(game.n)
-    x0[game.start] = 1.0
-    out = np.zeros(game.n)
-    inside = np.zeros(0)
-    if live.size:
-        order, _ = game.components
-        rank = np.empty(game.n, dtype=np.int64)
-        rank[order[::-1]] = np.arange(game.n)
-        live = live[np.argsort(rank[live], kind="stable")]  # sources first: I - Q is block triangular, no fill-in
-        q = t[live][:, live].tocsc()
-        lu = splu((sp.identity(live.size, format="csc") - q).T.tocsc(), permc_spec="NATURAL")
-        inside = lu.solve(x0[live])
-        out[live] = inside
-    for rows in (np.flatnonzero(game.ends), stuck):
-        out[rows] = x0[rows] + (t[live][:, rows].T @ inside if live.size else 0.0)
-    return out
+    return _Play.of(game, a_strategy, b_strategy).flow()[0]
 
 
 # ------------------------------------------------------------------ compiled parts

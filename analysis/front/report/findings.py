@@ -571,10 +571,10 @@ def played(t: Mapping[str, pd.DataFrame], lang: str) -> list[Finding]:
                                 s=_sys(lang, system), g=_pp(lang, m["best_gain"]),
                                 r0=number(lang, m["rounds"][0], 2), r1=number(lang, m["rounds"][1], 2), gap=m["gap"],
                                 p0=percent(lang, m["book"]), p1=percent(lang, m["equilibrium"]))
-                           + (_say(lang, " Its decisions here are scripts chosen once per duel; the decisions taken "
-                                         "moment by moment are not modelled yet.",
-                                   " Решения здесь — сценарии, выбранные на весь бой; решения по ходу боя пока не "
-                                   "смоделированы.") if m["scripts"] else "")))
+                           + (_say(lang, " Its decisions here are scripts chosen once per duel (its rules' fixed order has no "
+                                         "IN to decide with).",
+                                   " Решения здесь — сценарии, выбранные на весь бой (при фиксированном порядке "
+                                   "его правил решать не по чему: ИН нет).") if m["scripts"] else "")))
     dom = opts[opts["kind"] == "dominated"]
     said = ""
     if len(dom):

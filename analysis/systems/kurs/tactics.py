@@ -49,7 +49,7 @@ from numba import njit
 from analysis.base.params import DicelabError
 from analysis.engine import markov
 from analysis.engine.decisions import Decision, DecisionGame
-from analysis.engine.explore import _grown
+from analysis.engine.store import _grown, _hash, _rehash
 from analysis.engine.game import Game
 from analysis.systems.kurs.chain import margins, settle
 from analysis.systems.kurs.duel import first_attack
@@ -576,25 +576,6 @@ def _explore(p_a: float, max_states: int, width: int, ints: np.ndarray, held: np
         opt[k + 1] = n_opt
         k += 1
     return states[:n], na[:n], nb[:n], opt[:n + 1], edge[:n_opt + 1], to[:n_edge], p[:n_edge], False
-
-
-@njit(cache=True, inline="always")
-def _hash(key: int, mask: int) -> int:
-    """A slot of the state table (open addressing, linear probing; ``mask`` = its size - 1, a power of 2)."""
-    h = key * -7046029254386353131  # Fibonacci hashing: 2^64 / golden ratio, wrapping
-    return (h ^ (h >> 29)) & mask
-
-
-@njit(cache=True)
-def _rehash(states: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """A state table of ``size`` slots holding ``states`` (state ``k`` at its key's slot)."""
-    slots, at = -np.ones(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
-    for k in range(states.size):
-        i = _hash(states[k], size - 1)
-        while slots[i] != -1:
-            i = (i + 1) & (size - 1)
-        slots[i], at[i] = states[k], k
-    return slots, at
 
 
 def _check(rules: Rules) -> None:

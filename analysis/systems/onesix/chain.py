@@ -373,19 +373,14 @@ def _strike_edges(att: int, ia: int, ib: int, xa: int, pa: int, xb: int, pb: int
 
 
 @njit(cache=True, nogil=True)
-def _both_edges(xa: int, xb: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, wy_p: np.ndarray,
-                wy_i: np.ndarray, wy_start: np.ndarray, bk: np.ndarray, bp: np.ndarray) -> int:
-    """Equal IN: both attack at once from the same conditions; neither parries the other, unless
-    ``simultaneous_parry``: then each parries if it has the IN left.  A fighter's new index is its condition
-    after the other's blow with the weapon its own blow left it."""
-    xa -= pr[P_COST]
-    xb -= pr[P_COST]
-    fa = 1 if pr[P_SIMPARRY] and fs[0, F_PARRIES] and xa >= pr[P_PARRY] else 0
-    fb = 1 if pr[P_SIMPARRY] and fs[1, F_PARRIES] and xb >= pr[P_PARRY] else 0
+def _both_edges(xa: int, xb: int, fa: int, fb: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int,
+                wy_p: np.ndarray, wy_i: np.ndarray, wy_start: np.ndarray, bk: np.ndarray, bp: np.ndarray, n: int) -> int:
+    """Equal IN: both attack at once from the same conditions, their attacks paid (IN ``xa``, ``xb``); ``fa``,
+    ``fb``: whether each parries the other's (``simultaneous_parry``).  A fighter's new index is its condition after
+    the other's blow with the weapon its own blow left it.  Appends to the buffer from ``n``; its new length."""
     xa -= pr[P_PARRY] * fa
     xb -= pr[P_PARRY] * fb
     ng_a, ng_b = fs[0, F_NGEAR], fs[1, F_NGEAR]
-    n = 0
     for x in range(wy_start[fb], wy_start[fb + 1]):  # A's blow on B
         if wy_p[x] == 0.0:
             continue
@@ -422,15 +417,16 @@ def _resolve_edges(side: int, ia: int, ib: int, xa: int, pa: int, xb: int, pb: i
 
 
 @njit(cache=True, nogil=True)
-def _unparried(low: int, y: int, can_parry: bool, pr: np.ndarray) -> bool:
+def _unparried(low: int, y: int, can_parry: bool, least: int, pr: np.ndarray) -> bool:
     """Whether a side whose IN is at least ``low`` surely attacks now, unparried, an opponent at exactly ``y``: it
-    surely leads and the opponent cannot parry, or surely too late (``low - y`` past ``parry_window``)."""
-    return low >= pr[P_AMIN] and low > y and (not can_parry or low - y > pr[P_WINDOW])
+    has ``least`` IN (the duel: ``attack_min_in``; the decision game: the attack's full cost, below which it may
+    wait), surely leads and the opponent cannot parry, or surely too late (``low - y`` past ``parry_window``)."""
+    return low >= least and low > y and (not can_parry or low - y > pr[P_WINDOW])
 
 
 @njit(cache=True, nogil=True)
-def _ahead_edges(side: int, ia: int, ib: int, x: int, p: int, y: int, fs: np.ndarray, pr: np.ndarray, na: int,
-                 nb: int, stay: np.ndarray, wy_p: np.ndarray, wy_i: np.ndarray, wy_start: np.ndarray,
+def _ahead_edges(side: int, ia: int, ib: int, x: int, p: int, y: int, least: int, fs: np.ndarray, pr: np.ndarray,
+                 na: int, nb: int, stay: np.ndarray, wy_p: np.ndarray, wy_i: np.ndarray, wy_start: np.ndarray,
                  bk: np.ndarray, bp: np.ndarray) -> int:
     """``side`` holds an unbounded die not yet rolled (IN = x + die) against an opponent at exactly ``y``: it
     attacks while surely ahead and surely unparried (:func:`_unparried`), rolls one more face when not.  Each such
@@ -450,7 +446,7 @@ def _ahead_edges(side: int, ia: int, ib: int, x: int, p: int, y: int, fs: np.nda
     q_act = stay[side, _combo(max(wa_, sa_), max(wd, sd), kd, 0, fs[dfn, F_NWEAR], pr) * fs[side, F_NMODES] + keep]
     while n_pos < 256:
         pos_x[n_pos], pos_p[n_pos] = x, p
-        if _unparried(x + _lo(p, pr), y, can_parry, pr):
+        if _unparried(x + _lo(p, pr), y, can_parry, least, pr):
             go[n_pos] = q_act
             x -= pr[P_COST]
         else:
@@ -474,7 +470,7 @@ def _ahead_edges(side: int, ia: int, ib: int, x: int, p: int, y: int, fs: np.nda
     n = 0
     for i in range(n_pos):
         x, p = pos_x[i], pos_p[i]
-        if _unparried(x + _lo(p, pr), y, can_parry, pr):
+        if _unparried(x + _lo(p, pr), y, can_parry, least, pr):
             if side == 0:
                 n = _strike_edges(0, ia, ib, x - pr[P_COST], p, y, 0, 0, weight[i], False, pr, na, nb, wy_p, wy_i,
                                   wy_start, bk, bp, n)
@@ -521,9 +517,9 @@ def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.
         return 1
     if pr[P_UNBOUNDED] and (pa == 0) != (pb == 0):
         if pa and not (fs[1, F_PARRIES] and xb >= pr[P_PARRY] and xa + _lo(pa, pr) - xb <= pr[P_WINDOW]):
-            return _ahead_edges(0, ia, ib, xa, pa, xb, fs, pr, na, nb, stay, wy_p, wy_i, wy_start, bk, bp)
+            return _ahead_edges(0, ia, ib, xa, pa, xb, pr[P_AMIN], fs, pr, na, nb, stay, wy_p, wy_i, wy_start, bk, bp)
         if pb and not (fs[0, F_PARRIES] and xa >= pr[P_PARRY] and xb + _lo(pb, pr) - xa <= pr[P_WINDOW]):
-            return _ahead_edges(1, ia, ib, xb, pb, xa, fs, pr, na, nb, stay, wy_p, wy_i, wy_start, bk, bp)
+            return _ahead_edges(1, ia, ib, xb, pb, xa, pr[P_AMIN], fs, pr, na, nb, stay, wy_p, wy_i, wy_start, bk, bp)
     la, ha = xa + _lo(pa, pr), xa + _hi(pa)
     lb, hb = xb + _lo(pb, pr), xb + _hi(pb)
     amin, parry_cost = pr[P_AMIN], pr[P_PARRY]
@@ -548,7 +544,10 @@ def _edges(key: int, fs: np.ndarray, pr: np.ndarray, na: int, nb: int, stay: np.
         return _strike_edges(1, ia, ib, xa - parry_cost * parry, pa, xb - pr[P_COST], pb, parry, 1.0, True, pr, na,
                              nb, wy_p, wy_i, wy_start, bk, bp, 0)
     if pa == 0 and pb == 0:
-        return _both_edges(xa, xb, fs, pr, na, nb, wy_p, wy_i, wy_start, bk, bp)
+        xa, xb = xa - pr[P_COST], xb - pr[P_COST]
+        fa = 1 if pr[P_SIMPARRY] and fs[0, F_PARRIES] and xa >= pr[P_PARRY] else 0
+        fb = 1 if pr[P_SIMPARRY] and fs[1, F_PARRIES] and xb >= pr[P_PARRY] else 0
+        return _both_edges(xa, xb, fa, fb, fs, pr, na, nb, wy_p, wy_i, wy_start, bk, bp, 0)
     return _resolve_edges(0 if pa and (pb == 0 or xa <= xb) else 1, ia, ib, xa, pa, xb, pb, pr, na, nb, bk, bp)
 
 

@@ -22,7 +22,7 @@ from numba import njit
 from analysis.base.interrupt import run_kernel
 from analysis.base.params import DicelabError
 from analysis.engine import markov
-from analysis.engine.explore import _grown
+from analysis.engine.store import _DEBRUIJN, _LOWEST, _grown
 from analysis.systems.onesix import rules as six
 from analysis.systems.onesix.chain import (_block_ways, _decode, _edges, _encode, _live, _priority, hit_tables,
                                           ways_room)
@@ -220,12 +220,6 @@ def _heap_pop(heap: np.ndarray, keys: np.ndarray, size: int) -> int:
     heap[i], keys[i] = item, key
     return top
 
-
-
-_DEBRUIJN = 0x03F79D71B4CB0A89
-_LOWEST = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _LOWEST[(((1 << _i) * _DEBRUIJN) % (1 << 64)) >> 58] = _i
 
 
 @njit(cache=True, nogil=True)

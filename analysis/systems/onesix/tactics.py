@@ -1,10 +1,10 @@
-"""2K's duel as a game of scripts (RULES.md section 8, a first model): each fighter picks, once at the start of the
-duel, one of the fixed scripts its policy fields express (RULES.md section 5: ``parry`` always or never).
+"""2K's duel as a game (RULES.md section 8).  Under the IN economy (the default) it is the game of per-moment
+decisions of :mod:`analysis.systems.onesix.moments`.  Under the old fixed order (``in_economy = false``), which
+has no IN to decide with, each fighter picks once at the start of the duel one of the fixed scripts its policy
+fields express (RULES.md section 5: ``parry`` always or never).
 
-The per-moment 2K decisions of section 8 (parry or not at each attack, attack
-with a debt or wait, wait 1 IN at equal IN) are **not modelled yet**: this game
-is the matrix game of the scripts, both sides choosing at once, so its
-equilibrium may be a mix of scripts.  Each pair of scripts leads to the exact
+The scripts' game is the matrix game of the scripts, both sides choosing at
+once, so its equilibrium may be a mix of scripts.  Each pair of scripts leads to the exact
 duel of :func:`~analysis.systems.onesix.duel.duel` with those policies, laid out
 as a chain the game's solver can walk:
 
@@ -25,11 +25,11 @@ truncation) are the duel's; the joint law of rounds and outcome is not (nothing
 here reads it).  Held to both fighters' own policies the game is the duel.
 
 >>> a = Fighter(weapon_ps=5, weapon_class="wound", defense_rating=7)
->>> dg = tactics(Rules(), a, a.replace(reflexes=16))
+>>> dg = tactics(Rules(in_economy=False), a, a.replace(reflexes=16))
 >>> dg.decisions[0].name, dg.decisions[0].actions, dg.policies["a"]
 ('parry', ('always', 'never'), {'parry': ('always', 'never')})
 >>> sol = dg.solution(dg.game.book("a"), dg.game.book("b"))
->>> abs(sol.p_a_wins - duel(Rules(), a, a.replace(reflexes=16)).solution.p_a_wins) < 1e-12
+>>> abs(sol.p_a_wins - duel(Rules(in_economy=False), a, a.replace(reflexes=16)).solution.p_a_wins) < 1e-12
 True
 """
 
@@ -43,15 +43,15 @@ import numpy as np
 
 from analysis.base.params import Bool, Choice, DicelabError
 from analysis.engine.markov import Solution
+from analysis.systems.onesix import moments
 from analysis.systems.onesix.duel import duel, duel_states
 from analysis.systems.onesix.rules import Fighter, Rules, track
 
 if TYPE_CHECKING:
     from analysis.engine.decisions import DecisionGame
 
-MODEL = ("scripts chosen once per duel (RULES.md section 5's policies as a matrix game; its equilibrium may mix "
-         "them); the per-moment 2K decisions of section 8 (parry at each attack, attack with a debt or wait, wait "
-         "1 IN at equal IN) are not modelled yet")
+MODEL = ("scripts chosen once per duel (the fixed order has no IN to decide with: RULES.md section 5's policies as "
+         "a matrix game; its equilibrium may mix them)")
 """What this game models, echoed in every output of it (``DecisionGame.model``)."""
 
 
@@ -127,9 +127,12 @@ def _tail_stay(s: Solution, rounds: list[float], cut: float, p_end: float) -> fl
 
 
 def tactics(rules: Rules, a: Fighter, b: Fighter) -> DecisionGame:
-    """The duel as the matrix game of both fighters' scripts (see the module docstring); ``game.book_a`` and
-    ``book_b`` are the fighters' own scripts, ``scripts`` plays any values of their policy fields.  Solves one
-    exact duel per pair of scripts (the caller checks the budget first: :func:`tactics_states`)."""
+    """Under the IN economy, the game of per-moment decisions (:func:`analysis.systems.onesix.moments.tactics`);
+    under the fixed order, the matrix game of both fighters' scripts (see the module docstring): ``game.book_a``
+    and ``book_b`` are the fighters' own scripts, ``scripts`` plays any values of their policy fields, one exact
+    duel solved per pair of scripts (the caller checks the budget first: :func:`tactics_states`)."""
+    if rules.in_economy:
+        return moments.tactics(rules, a, b)
     from analysis.engine.decisions import Decision, DecisionGame  # numba loads only for a game
     from analysis.engine.game import Game
 
@@ -183,4 +186,6 @@ def tactics_states(rules: Rules, a: Fighter, b: Fighter) -> int:
     >>> tactics_states(Rules(), Fighter(), Fighter()) >= duel_states(Rules(), Fighter(), Fighter())
     True
     """
+    if rules.in_economy:
+        return moments.tactics_states(rules, a, b)
     return max(duel_states(rules, a.replace(**x), b.replace(**y)) for x in scripts_of(a) for y in scripts_of(b))

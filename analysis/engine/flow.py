@@ -1,0 +1,353 @@
+"""Where a fixed play of a game sends the fight: each state's visits, the ends, the rounds (RULES.md sections 7-8).
+
+The play is a chain over the game's states: per state its ways out (``sedge[s]
+.. sedge[s + 1]`` into ``to``, with probability ``q``: the way's chance times
+the strategies' weight of its option).  Rounds begin at the round-start
+states, and the states inside a round never loop among themselves, so cutting
+the ways into round starts leaves an acyclic graph: :func:`cut_order` ranks it
+(Kahn's order).  Then
+
+- :func:`flow` takes the graph's strongly connected components sources first.
+  A component is a block of conditions and its rounds: its round starts' visits
+  solve a small dense system (one pass per round start gives its row: where a
+  round from it starts the next one), the states inside a round get their
+  visits in one pass in rank order, and what leaves goes on to later
+  components.  The work is a few passes over each component, where one sparse
+  factorisation of the whole chain fills in past any memory.
+- :func:`round_passes` plays the rounds one after the other, all the mass of a
+  round in one pass, for the distribution of rounds.
+
+>>> sedge = np.array([0, 2, 2])          # state 0 (a round start): a coin, heads ends (state 1), tails repeats
+>>> to, q = np.array([1, 0]), np.array([0.5, 0.5])
+>>> start, end = np.array([True, False]), np.array([False, True])
+>>> rank, ok = cut_order(sedge, to, q, start, end)
+>>> visits, stalemate, lost, _ = flow(sedge, to, q, start, end, np.array([True, True]), np.array([0, 1]),
+...                                   np.array([0, 1, 2]), 0, False)
+>>> visits.tolist(), stalemate
+([2.0, 1.0], 0.0)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from analysis.engine.store import _lowest
+
+ROUNDS_WORK = 1e8
+"""Once 99.9% of the fights have ended, the rounds distribution stops after this many ways followed in all (the rest
+is its tail; the mean rounds is exact either way)."""
+
+
+@njit(cache=True)
+def cut_order(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray,
+              is_end: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Each state's rank in a topological order of the play's ways, the ways into round starts cut (ends: -1);
+    False when the states inside a round loop among themselves."""
+    n = is_start.size
+    indeg = np.zeros(n, dtype=np.int64)
+    for s in range(n):
+        for e in range(sedge[s], sedge[s + 1]):
+            if q[e] > 0.0 and not is_start[to[e]] and not is_end[to[e]]:
+                indeg[to[e]] += 1
+    rank = np.full(n, -1, dtype=np.int64)
+    queue = np.empty(n, dtype=np.int64)
+    head, tail = 0, 0
+    for s in range(n):
+        if not is_end[s] and indeg[s] == 0:
+            queue[tail] = s
+            tail += 1
+    while head < tail:
+        s = queue[head]
+        rank[s] = head
+        head += 1
+        for e in range(sedge[s], sedge[s + 1]):
+            t = to[e]
+            if q[e] > 0.0 and not is_start[t] and not is_end[t]:
+                indeg[t] -= 1
+                if indeg[t] == 0:
+                    queue[tail] = t
+                    tail += 1
+    inner = 0
+    for s in range(n):
+        inner += not is_end[s]
+    return rank, tail == inner
+
+
+@njit(cache=True)
+def _rows(lo: int, size: int, members: np.ndarray, loc: np.ndarray, sidx: np.ndarray, starts: np.ndarray,
+          sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, h: np.ndarray,
+          mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per round start of a component: where its round starts the next one inside the component (a row of the
+    dense matrix) and the ``h`` its round brings from outside the component (``h`` of later components known)."""
+    ns = starts.size
+    rows = np.zeros((ns, ns))
+    out = np.zeros(ns)
+    for a in range(ns):
+        s = starts[a]
+        first = size
+        for e in range(sedge[s], sedge[s + 1]):
+            t = to[e]
+            if loc[t] < 0:
+                out[a] += q[e] * h[t]
+            elif is_start[t]:
+                rows[a, sidx[loc[t]]] += q[e]
+            else:
+                mass[loc[t]] += q[e]
+                first = min(first, loc[t])
+        for i in range(first, size):
+            m = mass[i]
+            if m == 0.0:
+                continue
+            mass[i] = 0.0
+            s2 = members[lo + i]
+            for e in range(sedge[s2], sedge[s2 + 1]):
+                t = to[e]
+                if loc[t] < 0:
+                    out[a] += m * q[e] * h[t]
+                elif is_start[t]:
+                    rows[a, sidx[loc[t]]] += m * q[e]
+                else:
+                    mass[loc[t]] += m * q[e]
+    return rows, out
+
+
+@njit(cache=True)
+def flow(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
+         live: np.ndarray, members: np.ndarray, mptr: np.ndarray, start: int,
+         want_h: bool) -> tuple[np.ndarray, float, float, np.ndarray]:
+    """The play's expected visits of every state from ``start`` (an end: the mass it absorbs; a state that cannot
+    reach an end, ``live`` false: the mass that enters it, once, which is the stalemate), P(stalemate), the mass
+    the ways lost (rows summing to less than 1), and with ``want_h`` each state's P(reaching an end).  ``members``
+    lists the components sources first (``mptr``: where each starts), each in rank order (:func:`cut_order`)."""
+    n = is_start.size
+    inflow = np.zeros(n)
+    inflow[start] = 1.0
+    visits = np.zeros(n)
+    loc = np.full(n, -1, dtype=np.int64)
+    mass = np.zeros(n)
+    h = np.zeros(n)
+    stalemate = 0.0
+    n_comp = mptr.size - 1
+    for k in range(n_comp):
+        lo, size = mptr[k], mptr[k + 1] - mptr[k]
+        s = members[lo]
+        if is_end[s] or not live[s]:
+            for i in range(size):
+                s = members[lo + i]
+                visits[s] = inflow[s]
+                if not is_end[s]:
+                    stalemate += inflow[s]
+            continue
+        if size == 1:
+            stay = 0.0
+            for e in range(sedge[s], sedge[s + 1]):
+                if to[e] == s:
+                    stay += q[e]
+            v = inflow[s] / (1.0 - stay)
+            visits[s] = v
+            for e in range(sedge[s], sedge[s + 1]):
+                if to[e] != s:
+                    inflow[to[e]] += v * q[e]
+            continue
+        starts, sidx = _place(lo, size, members, loc, is_start)
+        y0 = np.zeros(starts.size)
+        for i in range(size):
+            s = members[lo + i]
+            if is_start[s]:
+                y0[sidx[i]] += inflow[s]
+            else:
+                mass[i] += inflow[s]
+        _spread(lo, size, members, loc, sidx, sedge, to, q, is_start, mass, visits, inflow, y0, 0)
+        rows, _ = _rows(lo, size, members, loc, sidx, starts, sedge, to, q, is_start, h, mass)
+        v = np.linalg.solve(np.eye(starts.size) - rows.T, y0)
+        for a in range(starts.size):
+            s = starts[a]
+            visits[s] = v[a]
+            for e in range(sedge[s], sedge[s + 1]):
+                t = to[e]
+                if loc[t] < 0:
+                    inflow[t] += v[a] * q[e]
+                elif not is_start[t]:
+                    mass[loc[t]] += v[a] * q[e]
+        _spread(lo, size, members, loc, sidx, sedge, to, q, is_start, mass, visits, inflow, y0, 1)
+        for i in range(size):
+            loc[members[lo + i]] = -1
+    lost = 0.0
+    for s in range(n):
+        if live[s] and not is_end[s]:
+            out = 0.0
+            for e in range(sedge[s], sedge[s + 1]):
+                out += q[e]
+            lost += visits[s] * max(1.0 - out, 0.0)
+    if want_h:
+        _reach(sedge, to, q, is_start, is_end, live, members, mptr, loc, mass, h)
+    return visits, stalemate, lost, h
+
+
+@njit(cache=True)
+def _place(lo: int, size: int, members: np.ndarray, loc: np.ndarray,
+           is_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Number a component's members (``loc``) and its round starts: their states and each member's start index."""
+    sidx = np.full(size, -1, dtype=np.int64)
+    ns = 0
+    for i in range(size):
+        s = members[lo + i]
+        loc[s] = i
+        if is_start[s]:
+            sidx[i] = ns
+            ns += 1
+    starts = np.empty(ns, dtype=np.int64)
+    for i in range(size):
+        if sidx[i] >= 0:
+            starts[sidx[i]] = members[lo + i]
+    return starts, sidx
+
+
+@njit(cache=True)
+def _spread(lo: int, size: int, members: np.ndarray, loc: np.ndarray, sidx: np.ndarray, sedge: np.ndarray,
+            to: np.ndarray, q: np.ndarray, is_start: np.ndarray, mass: np.ndarray, visits: np.ndarray,
+            inflow: np.ndarray, y0: np.ndarray, solved: int) -> None:
+    """One pass over a component's states inside a round, in rank order: each adds its mass to its visits and
+    sends it on (out of the component to ``inflow``; to a round start: to ``y0`` unless the starts are
+    ``solved``, whose visits already count every return)."""
+    for i in range(size):
+        m = mass[i]
+        if m == 0.0:
+            continue
+        mass[i] = 0.0
+        s = members[lo + i]
+        visits[s] += m
+        for e in range(sedge[s], sedge[s + 1]):
+            t = to[e]
+            if loc[t] < 0:
+                inflow[t] += m * q[e]
+            elif is_start[t]:
+                if not solved:
+                    y0[sidx[loc[t]]] += m * q[e]
+            else:
+                mass[loc[t]] += m * q[e]
+
+
+@njit(cache=True)
+def _reach(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
+           live: np.ndarray, members: np.ndarray, mptr: np.ndarray, loc: np.ndarray, mass: np.ndarray,
+           h: np.ndarray) -> None:
+    """Each state's P(reaching an end) into ``h``, components sinks first: a component's round starts solve a
+    small system, then its other states in reverse rank order."""
+    for k in range(mptr.size - 2, -1, -1):
+        lo, size = mptr[k], mptr[k + 1] - mptr[k]
+        s = members[lo]
+        if is_end[s] or not live[s]:
+            for i in range(size):
+                h[members[lo + i]] = 1.0 if is_end[members[lo + i]] else 0.0
+            continue
+        if size == 1:
+            stay, got = 0.0, 0.0
+            for e in range(sedge[s], sedge[s + 1]):
+                if to[e] == s:
+                    stay += q[e]
+                else:
+                    got += q[e] * h[to[e]]
+            h[s] = got / (1.0 - stay)
+            continue
+        starts, sidx = _place(lo, size, members, loc, is_start)
+        rows, out = _rows(lo, size, members, loc, sidx, starts, sedge, to, q, is_start, h, mass)
+        hs = np.linalg.solve(np.eye(starts.size) - rows, out)
+        for a in range(starts.size):
+            h[starts[a]] = hs[a]
+        for i in range(size - 1, -1, -1):
+            s = members[lo + i]
+            if is_start[s]:
+                continue
+            got = 0.0
+            for e in range(sedge[s], sedge[s + 1]):
+                got += q[e] * h[to[e]]
+            h[s] = got
+        for i in range(size):
+            loc[members[lo + i]] = -1
+
+
+@njit(cache=True)
+def round_passes(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
+                 live: np.ndarray, rank: np.ndarray, start: int, tol: float, limit: int,
+                 work: float) -> tuple[np.ndarray, float, float]:
+    """P(the fight ends in round t) for t = 1, 2, ... (the mass of each round in one pass in rank order,
+    :func:`_drain`), until the mass still fighting is below ``tol``, or ``limit`` rounds are played, or, once 99.9%
+    of it has ended, ``work`` ways have been followed; the mass left then, and what ended before any round began
+    (``start`` not a round start)."""
+    n = is_start.size
+    order = np.full(n, -1, dtype=np.int64)
+    for s in range(n):
+        if rank[s] >= 0:
+            order[rank[s]] = s
+    mass = np.zeros(n)
+    bits = np.zeros((n >> 6) + 1, dtype=np.int64)
+    now, later = np.zeros(n), np.zeros(n)
+    out = np.zeros(limit)
+    spent = np.zeros(1)
+    ended = 0.0
+    if is_start[start]:
+        now[start] = 1.0 if live[start] else 0.0
+    else:
+        ended = _send(start, 1.0, sedge, to, q, is_start, is_end, live, rank, mass, bits, later, spent)
+        ended += _drain(sedge, to, q, is_start, is_end, live, order, rank, mass, bits, later, spent)
+        now, later = later, now
+    t = 0
+    while t < limit:
+        p = 0.0
+        for s in range(n):
+            if now[s] > 0.0:
+                p += _send(s, now[s], sedge, to, q, is_start, is_end, live, rank, mass, bits, later, spent)
+                now[s] = 0.0
+        p += _drain(sedge, to, q, is_start, is_end, live, order, rank, mass, bits, later, spent)
+        out[t] = p
+        t += 1
+        now, later = later, now
+        left = 0.0
+        for s in range(n):
+            left += now[s]
+        if left < tol or (left < 1e-3 and spent[0] > work) or spent[0] > 20 * work:
+            break
+    return out[:t], left, ended
+
+
+@njit(cache=True)
+def _send(s: int, m: float, sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray,
+          is_end: np.ndarray, live: np.ndarray, rank: np.ndarray, mass: np.ndarray, bits: np.ndarray,
+          later: np.ndarray, spent: np.ndarray) -> float:
+    """Send ``m`` out of state ``s``: to the ends (returned), the next round's starts (``later``, if they can still
+    end) or the round's later states (marked by rank); ``spent`` counts the ways followed."""
+    got = 0.0
+    spent[0] += sedge[s + 1] - sedge[s]
+    for e in range(sedge[s], sedge[s + 1]):
+        t = to[e]
+        w = m * q[e]
+        if is_end[t]:
+            got += w
+        elif not live[t]:
+            continue
+        elif is_start[t]:
+            later[t] += w
+        else:
+            k = rank[t]
+            mass[k] += w
+            bits[k >> 6] |= np.int64(1) << (k & 63)
+    return got
+
+
+@njit(cache=True)
+def _drain(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
+           live: np.ndarray, order: np.ndarray, rank: np.ndarray, mass: np.ndarray, bits: np.ndarray,
+           later: np.ndarray, spent: np.ndarray) -> float:
+    """The marked states of a round, in rank order (each way leads to a later rank), until the round is over;
+    the mass that ended."""
+    got = 0.0
+    for wi in range(bits.size):
+        while bits[wi] != 0:
+            k = (wi << 6) + _lowest(bits[wi])
+            bits[wi] &= bits[wi] - 1
+            m = mass[k]
+            mass[k] = 0.0
+            got += _send(order[k], m, sedge, to, q, is_start, is_end, live, rank, mass, bits, later, spent)
+    return got
