@@ -8,7 +8,7 @@ The decisions, each taken with both fighters' IN and conditions known (every
 - **debt** (the leader with 4-5 IN, whose attack would leave a debt):
   ``attack`` or ``wait``; waiting lets its IN run down to ``attack_min_in - 1``
   (3): it gives the round up but keeps what it can still parry with, and the
-  leftover carries (the lab's reading, :data:`WAIT_READING`);
+  leftover carries (the lab's reading: no seed says how long it waits);
 - **equal_in** (both at the same highest IN, at once: a matrix game):
   ``attack`` or ``wait 1`` («его инициатива уменьшается на 1»): the one who
   waits lets the other strike first and may parry it; both waiting lowers
@@ -30,8 +30,8 @@ of :func:`~analysis.systems.onesix.duel.duel`, number for number.
 >>> from analysis.systems.onesix.duel import duel
 >>> a, b = Fighter(weapon_ps=5, weapon_class="wound", defense_rating=7), Fighter(reflexes=12)
 >>> dg = tactics(Rules(), a, b)
->>> [d.name for d in dg.decisions]
-['parry', 'debt', 'equal_in', 'debt', 'equal_in']
+>>> [(d.name, d.side) for d in dg.decisions]  # only A has a defense rating: only A parries
+[('parry', 'a'), ('debt', 'a'), ('debt', 'b'), ('equal_in', 'a'), ('equal_in', 'b')]
 >>> book = dg.solution(dg.game.book("a"), dg.game.book("b"))
 >>> abs(book.p_a_wins - duel(Rules(), a, b).solution.p_a_wins) < 1e-12
 True
@@ -63,9 +63,6 @@ from analysis.systems.onesix.steps import (BIG, F_NGEAR, F_NWEAR, F_PARRIES, K_B
 MODEL = ("per moment (RULES.md section 8): parry or not at each attack, attack with a debt at 4-5 IN or wait "
          "(down to 3 IN), attack or wait 1 IN at equal IN; each decided with both IN and conditions known")
 """What this game models, echoed in every output of it (``DecisionGame.model``)."""
-WAIT_READING = "wait at 4-5 IN = the IN runs down to attack_min_in - 1 (the round given up, the parry kept)"
-"""The lab's reading of "wait" for a leader with 4-5 IN (no seed fixes how long it waits)."""
-
 PRUNE = 1e-17
 """A state that cannot carry this much probability along a round is not followed (as the duel's chain)."""
 CROSS = 1e4
