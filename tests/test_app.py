@@ -299,7 +299,7 @@ def test_duel_page_answers_the_exact_duel(page, app):
 @needs_browser
 def test_tactics_page_answers_dicelab_tactics(page, app):
     """The Tactics page's numbers are ``dicelab tactics``' (the library's ``analyse``), and a changed fighter
-    redraws them; 2K's book parries, and never parrying is the rule it shows."""
+    redraws them; 2K's book parries, and never parrying is the rule it shows (per moment: "always no parry")."""
     from analysis.fights.tactics import analyse
 
     onesix = get_system("onesix")
@@ -308,7 +308,7 @@ def test_tactics_page_answers_dicelab_tactics(page, app):
     solved = analyse(onesix.tactics(onesix.rules(), a, a)).to_dict()
     for play in ("book", "best_response", "equilibrium"):
         assert value(page, f"p_a_wins_{play}") == solved[play]["p_a_wins"]
-    assert page.inner_text("#out-rule") == solved["simple_rule"]["text"] == "parry: never"
+    assert page.inner_text("#out-rule") == solved["simple_rule"]["text"] == "parry: always no parry"
     assert "parry=always" in page.inner_text("#results .dominated")
     change(page, field("a.reflexes"), "10", "p_a_wins_equilibrium")
     faster = analyse(onesix.tactics(onesix.rules(), a.replace(reflexes=10), a)).to_dict()

@@ -280,7 +280,7 @@ def test_played_well_findings_hold_against_the_plain_duels(report, tables):
     gain = (alone.p_a_wins - alone.p_b_wins) - (book.p_a_wins - book.p_b_wins)
     assert matters["onesix"]["best_gain"] >= gain - 1e-12 and gain > 0.05
     assert ("onesix", "parry=always") in said["rules"]["options"]
-    assert said["rules"]["missing"] == [] and said["rules"]["rules"]["onesix"] == "parry: never"
+    assert said["rules"]["missing"] == [] and said["rules"]["rules"]["onesix"] == "parry: always no parry"
     assert (pd.read_csv(report / "played_options.csv")["system"].unique().tolist()
             == list(opts["system"].unique()))
 
