@@ -321,6 +321,8 @@ def _send(s: int, m: float, sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is
     got = 0.0
     spent[0] += sedge[s + 1] - sedge[s]
     for e in range(sedge[s], sedge[s + 1]):
+        if q[e] <= 0.0:
+            continue  # a way the play never takes may lead back (only the ways it takes are in rank order)
         t = to[e]
         w = m * q[e]
         if is_end[t]:
