@@ -85,8 +85,7 @@ def simulate_check(system_id: str, rules: Any, args: Any, n: int, seed: Seed = N
 
 def check_policy_play(system_id: str) -> None:
     """Refuse, before anything is solved, a duel played by a solved strategy that ``system_id``'s simulator cannot
-    play (its kernels module has no ``policy_call``; 2K's decision game mixes whole scripts, which no kernel
-    samples yet)."""
+    play (neither its kernels module nor ``sims/<id>_tactics.py`` has a ``policy_call``)."""
     if policy_module(system_id) is None:
         raise DicelabError(f"{system_id}: duels played by a solved strategy are not simulated yet (RULES.md section "
                            f"8); allowed: --play book, or the exact duel: dicelab duel {system_id} --play ...")

@@ -328,15 +328,23 @@ def _duel(fs: np.ndarray, r: np.ndarray, pr: np.ndarray, n: int, rng: np.random.
                 _fixed_round(fa, ca, fb, cb, r, pr, rng)
             if _level(ca, pr) != UP or _level(cb, pr) != UP:
                 break
-        finish = -1
-        a_up, b_up = _level(ca, pr) == UP, _level(cb, pr) == UP
-        if r[R_FINISH] and a_up != b_up and rounds <= MAX_ROUNDS:
-            if a_up:
-                finish = _finish(fa, max(ca[0], ca[1]), arms[0] != 0, fb, cb, r, pr, rng)
-            else:
-                finish = _finish(fb, max(cb[0], cb[1]), arms[1] != 0, fa, ca, r, pr, rng)
-        _tally(out, rounds, _level(ca, pr), _level(cb, pr), finish)
+        _settle(out, rounds, fa, ca, fb, cb, arms, r, pr, rng)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _settle(out: np.ndarray, rounds: int, fa: np.ndarray, ca: np.ndarray, fb: np.ndarray, cb: np.ndarray,
+            arms: np.ndarray, r: np.ndarray, pr: np.ndarray, rng: np.random.Generator) -> None:
+    """A fight over after ``rounds``: under ``after_out = finish`` the winner's finishing attacks, then its
+    count (in ``out``)."""
+    finish = -1
+    a_up, b_up = _level(ca, pr) == UP, _level(cb, pr) == UP
+    if r[R_FINISH] and a_up != b_up and rounds <= MAX_ROUNDS:
+        if a_up:
+            finish = _finish(fa, max(ca[0], ca[1]), arms[0] != 0, fb, cb, r, pr, rng)
+        else:
+            finish = _finish(fb, max(cb[0], cb[1]), arms[1] != 0, fa, ca, r, pr, rng)
+    _tally(out, rounds, _level(ca, pr), _level(cb, pr), finish)
 
 
 def check_call(rules: rules_mod.Rules, args: rules_mod.CheckArgs) -> Callable[[int, np.random.Generator], np.ndarray]:

@@ -125,6 +125,37 @@ def test_a_fixed_book_play_is_worth_what_it_scores_and_a_best_response_no_less()
     assert float(got.absorbed @ np.asarray(payoff)[ends]) == pytest.approx(book.values[0], abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_fixed_play_is_solved_directly_and_matches_a_dense_linear_solve(seed):
+    """Both sides held everywhere: the values come from the play's chain (no iteration), equal to v = (I - P)^-1 r
+    by numpy over the states that go on (every state a round start, so any loop is between rounds)."""
+    options, na, nb, payoff, _ = random_game(seed, 9, cyclic=True, both=True)
+    rs = [na[s] > 0 for s in range(9)]
+    g = Game.build(options, na, nb, payoff, rs)
+    rng = np.random.default_rng(seed)
+    wa, wb = rng.random(int(g.a_offsets[-1])), rng.random(int(g.b_offsets[-1]))
+    for w, off in ((wa, g.a_offsets), (wb, g.b_offsets)):
+        for s in range(9):
+            if off[s + 1] > off[s]:
+                w[off[s]:off[s + 1]] /= w[off[s]:off[s + 1]].sum()
+    got = solve(g, a_fixed=wa, b_fixed=wb)
+    p = np.zeros((9, 9))
+    for s in range(9):
+        for i in range(na[s]):
+            for j in range(nb[s]):
+                for prob, t in options[s][i * nb[s] + j]:
+                    p[s, t] += wa[g.a_offsets[s] + i] * wb[g.b_offsets[s] + j] * prob
+    inner = [s for s in range(9) if na[s] > 0]
+    ends = [s for s in range(9) if na[s] == 0]
+    r = p[np.ix_(inner, ends)] @ np.asarray(payoff)[ends]
+    want = np.linalg.solve(np.eye(len(inner)) - p[np.ix_(inner, inner)], r)
+    assert got.sweeps == 0
+    np.testing.assert_allclose(got.values[inner], want, atol=1e-12)
+    iterated = solve(g, a_fixed=wa, b_fixed=wb, fixed_a_states=np.ones(9, bool), fixed_b_states=np.ones(9, bool))
+    assert iterated.sweeps > 0
+    np.testing.assert_allclose(got.values, iterated.values, atol=1e-11)
+
+
 def test_matching_pennies_and_a_game_with_a_saddle_point():
     pennies = Game.build([[[(1.0, 1)], [(1.0, 2)], [(1.0, 2)], [(1.0, 1)]], [], []], [2, 0, 0], [2, 0, 0],
                          [0.0, 1.0, -1.0])

@@ -207,6 +207,26 @@ def test_ctrl_c_and_sigterm_at_random_moments_exit_130_with_one_line(tmp_path, c
 START = "import sys; from analysis.front.cli import main; sys.exit(main())"
 
 
+def test_an_interruption_a_library_swallowed_still_stops_the_next_batch():
+    """Ctrl-C that lands in code catching it (an optional import turning it into an ImportError) is remembered:
+    the next batch stops before its first chunk instead of running to the end with exit 0."""
+    import numpy as np
+
+    from analysis.base.interrupt import Interrupted, received, signals
+    from sims.engine import run_chunks
+
+    with signals():
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1.0)  # the handler raises here
+        except KeyboardInterrupt:
+            pass  # swallowed, as a library might
+        assert received() == signal.SIGINT
+        with pytest.raises(Interrupted):
+            run_chunks(lambda n, rng: np.ones(1), 10**10, seed=1, workers=1)
+    assert received() == 0
+
+
 # ------------------------------------------------- 2K memory estimates against measured peaks (issue 26.11)
 PEAK = """
 import json, sys

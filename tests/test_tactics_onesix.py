@@ -22,6 +22,7 @@ from analysis.fights.budget import check_tactics, exact_duel
 from analysis.fights.fighters import load_fighter
 from analysis.fights.tactics import analyse
 from analysis.systems import get_system
+from sims.api import simulate_duel
 from tests.test_cli import run, run_json
 
 SIX = get_system("onesix")
@@ -222,11 +223,28 @@ def test_cli_tactics_mirror_lists_parry_always_as_dominated(capsys):
     assert data["equilibrium"]["p_a_wins"] == pytest.approx(res.equilibrium.solution.p_a_wins, abs=1e-12)
 
 
-def test_cli_sim_with_a_solved_play_is_refused_in_one_line(capsys):
-    code, out, err = run(capsys, "sim", "onesix", "--a", "trained_armed", "--b", "trained_armed", "--play",
-                         "equilibrium", "--n", "100", "--quiet")
-    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert "not simulated yet" in err and "--play book" in err
+@pytest.mark.parametrize("name", [*MOMENTS, "fixed order, reflexes 8 vs 16"])
+def test_monte_carlo_playing_the_policy_tables_agrees_with_the_solver(name):
+    """The kernel draws every decision from the solved tables (equilibrium and book play) and meets the game's
+    exact figures within 4 standard errors."""
+    rules, a, b = pairing(name)
+    dg = game(name).with_objective("wins")
+    eq = solve(dg.game)
+    for sa, sb in ((eq.a_strategy, eq.b_strategy), (dg.game.book("a"), dg.game.book("b"))):
+        exact = dg.solution(sa, sb, rounds=False)
+        sim = simulate_duel("onesix", rules, a, b, n=150_000, seed=7, policy=policy_tables(dg, sa, sb))
+        for name in ("p_a_wins", "p_b_wins", "p_both_out"):
+            est = getattr(sim, name)
+            assert abs(est.value - getattr(exact, name)) <= 4 * max(est.se, 1 / est.n), name
+
+
+def test_cli_sim_plays_the_equilibrium_and_says_so(capsys):
+    data = run_json(capsys, "sim", "onesix", "--a", "trained_armed", "--b", "trained_armed", "--play",
+                    "equilibrium", "--n", "20000", "--seed", "3", "--quiet")
+    exact = analysed("mirror").equilibrium.solution.p_a_wins
+    assert data["play"] == "equilibrium" and data["n"] == 20000
+    assert any("parry" in p for p in data["policy"])
+    assert abs(data["p_a_wins"] - exact) <= 4 * data["se_p_a_wins"]
 
 
 def test_cli_duel_played_says_which_model_of_decisions(capsys):

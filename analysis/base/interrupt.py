@@ -170,19 +170,22 @@ def signals() -> Iterator[None]:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         sys.unraisablehook = hook
+        _received[0] = 0
 
 
 @contextmanager
 def deferred() -> Iterator[np.ndarray]:
     """A halt flag (``int64[1]``, 0 until halted) for a block that must not be cut mid-step: on the main thread,
-    Ctrl-C and SIGTERM (where they raise) set it to their number instead of raising; the current stop sets it to
-    :data:`CANCEL`.  The block polls it and decides."""
+    Ctrl-C and SIGTERM (where they raise) set it to their number instead of raising, and it starts set when the
+    command was already interrupted (:func:`received`: a library caught the interruption before the block); the
+    current stop sets it to :data:`CANCEL`.  The block polls it and decides."""
     import numpy as np  # here: the command line starts without numpy
 
     flag = np.zeros(1, dtype=np.int64)
     stop = current()
     previous: dict[int, Any] = {}
     if _on_main():
+        flag[0] = _received[0]  # an interruption some library swallowed before the block began still stops it
         def note(signum: int, frame: Any) -> None:
             flag[0] = flag[0] or signum
             _received[0] = signum

@@ -77,9 +77,10 @@ class DecisionGame:
         payoff[self.game.ends] = payoffs(self.ends, self.a, self.b, objective)
         return replace(self, game=replace(self.game, payoff=payoff))
 
-    def solution(self, a_strategy: np.ndarray, b_strategy: np.ndarray) -> Solution:
-        """The duel's :class:`~analysis.engine.markov.Solution` when A and B play these strategies."""
-        got = evaluate(self.game, a_strategy, b_strategy)
+    def solution(self, a_strategy: np.ndarray, b_strategy: np.ndarray, rounds: bool = True) -> Solution:
+        """The duel's :class:`~analysis.engine.markov.Solution` when A and B play these strategies (``rounds``
+        false: its rounds distribution only to round 1, see :func:`~analysis.engine.game.evaluate`)."""
+        got = evaluate(self.game, a_strategy, b_strategy, rounds)
         return solution_of(got, self.ends, self.a, self.b, self.game.n)
 
 

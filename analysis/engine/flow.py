@@ -181,7 +181,7 @@ def flow(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray,
                 out += q[e]
             lost += visits[s] * max(1.0 - out, 0.0)
     if want_h:
-        _reach(sedge, to, q, is_start, is_end, live, members, mptr, loc, mass, h)
+        _reach(sedge, to, q, is_start, is_end, live, members, mptr, loc, mass, is_end.astype(np.float64), h)
     return visits, stalemate, lost, h
 
 
@@ -232,15 +232,16 @@ def _spread(lo: int, size: int, members: np.ndarray, loc: np.ndarray, sidx: np.n
 @njit(cache=True)
 def _reach(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
            live: np.ndarray, members: np.ndarray, mptr: np.ndarray, loc: np.ndarray, mass: np.ndarray,
-           h: np.ndarray) -> None:
-    """Each state's P(reaching an end) into ``h``, components sinks first: a component's round starts solve a
-    small system, then its other states in reverse rank order."""
+           at_end: np.ndarray, h: np.ndarray) -> None:
+    """Each state's expected ``at_end`` of the end it reaches (0 where it never ends) into ``h``: with ``at_end``
+    1 at every end, P(reaching an end); with a game's payoffs, the play's value.  Components sinks first: a
+    component's round starts solve a small system, then its other states in reverse rank order."""
     for k in range(mptr.size - 2, -1, -1):
         lo, size = mptr[k], mptr[k + 1] - mptr[k]
         s = members[lo]
         if is_end[s] or not live[s]:
             for i in range(size):
-                h[members[lo + i]] = 1.0 if is_end[members[lo + i]] else 0.0
+                h[members[lo + i]] = at_end[members[lo + i]] if is_end[members[lo + i]] else 0.0
             continue
         if size == 1:
             stay, got = 0.0, 0.0
@@ -353,3 +354,15 @@ def _drain(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarra
             mass[k] = 0.0
             got += _send(order[k], m, sedge, to, q, is_start, is_end, live, rank, mass, bits, later, spent)
     return got
+
+
+@njit(cache=True)
+def values_of(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
+           live: np.ndarray, members: np.ndarray, mptr: np.ndarray, at_end: np.ndarray) -> np.ndarray:
+    """The play's value at every state: the expected ``at_end`` of the end it reaches (0 where it never ends),
+    by :func:`_reach` (``members`` and ``mptr`` as for :func:`flow`)."""
+    n = is_start.size
+    h = np.zeros(n)
+    _reach(sedge, to, q, is_start, is_end, live, members, mptr, np.full(n, -1, dtype=np.int64), np.zeros(n), at_end,
+           h)
+    return h

@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from analysis.base.lazy import sp
-from analysis.engine.flow import ROUNDS_WORK, cut_order, flow, round_passes
+from analysis.engine.flow import ROUNDS_WORK, cut_order, flow, round_passes, values_of
 from analysis.engine.markov import MAX_ROUNDS, ROUNDS_TOL, Absorption, _closure
 
 TOL = 1e-13
@@ -174,6 +174,10 @@ def solve(game: Game, a_fixed: np.ndarray | None = None, b_fixed: np.ndarray | N
         np.ones(n, dtype=np.bool_) if fixed_b_states is None else np.asarray(fixed_b_states, dtype=np.bool_))
     wa = np.asarray(a_fixed, dtype=float).copy() if a_fixed is not None else np.zeros(int(aoff[-1]))
     wb = np.asarray(b_fixed, dtype=float).copy() if b_fixed is not None else np.zeros(int(boff[-1]))
+    if a_fixed is not None and b_fixed is not None and fixed_a_states is None and fixed_b_states is None:
+        play = _Play.of(game, wa, wb, strict=False)
+        if play is not None:  # a fixed play: its values solved directly (analysis.engine.flow)
+            return GameSolution(play.values(game.payoff), wa, wb, 0.0, 0, tol)
     order, comp_ptr = game.components
     values = np.zeros(n)
     residual, sweeps = _solve(game.na, game.nb, game.opt, game.edge, game.to, game.p, game.payoff, fa, fb, wa, wb,
@@ -181,9 +185,11 @@ def solve(game: Game, a_fixed: np.ndarray | None = None, b_fixed: np.ndarray | N
     return GameSolution(values, wa, wb, float(residual), int(sweeps), tol)
 
 
-def evaluate(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> Absorption:
+def evaluate(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray, rounds: bool = True) -> Absorption:
     """Where the play ends (mass per end state, in the order of ``np.flatnonzero(game.ends)``), its rounds and
     what never ends (:mod:`analysis.engine.flow`: the states inside a round must not loop among themselves).
+    With ``rounds`` false the rounds distribution stops after round 1 (the rest is its tail; the mean rounds
+    come from the flow all the same), which saves one pass over the play per round.
 
     >>> g = Game.build([[[(0.5, 0), (0.5, 1)]], []], [1, 0], [1, 0], [0.0, 1.0], round_start=[True, False])
     >>> got = evaluate(g, g.book("a"), g.book("b"))
@@ -193,17 +199,17 @@ def evaluate(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> Abso
     play = _Play.of(game, a_strategy, b_strategy)
     visits, stalemate, lost, h = play.flow(want_h=True)
     ends = np.flatnonzero(game.ends)
-    limit = MAX_ROUNDS
     per_round, tail, before = round_passes(play.sedge, game.to, play.q, play.starts, game.ends, play.live,
-                                           play.rank, game.start, ROUNDS_TOL, limit, ROUNDS_WORK)
+                                           play.rank, game.start, ROUNDS_TOL, MAX_ROUNDS if rounds else 1,
+                                           ROUNDS_WORK)
     absorbed = visits[ends]
     p_end = float(absorbed.sum()) - before
     starts = play.starts & play.live & ~game.ends
     mean = None
     if p_end > 0:
         mean = float(visits[starts] @ h[starts]) / p_end
-    rounds = {t + 1: float(p) for t, p in enumerate(per_round) if p > 0}
-    return Absorption(absorbed, float(stalemate), float(max(lost, 0.0)), mean, rounds, float(tail))
+    per = {t + 1: float(p) for t, p in enumerate(per_round) if p > 0}
+    return Absorption(absorbed, float(stalemate), float(max(lost, 0.0)), mean, per, float(tail))
 
 
 @dataclass(frozen=True)
@@ -220,7 +226,9 @@ class _Play:
     rank: np.ndarray
 
     @classmethod
-    def of(cls, game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> "_Play":
+    def of(cls, game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray, strict: bool = True) -> "_Play | None":
+        """The play's arrays; when the states inside a round loop among themselves, an error (``strict``) or
+        None."""
         counts = np.where(game.ends, 0, game.na * game.nb)
         state_of_opt = np.repeat(np.arange(game.n), counts)
         local = np.arange(int(game.opt[-1])) - game.opt[state_of_opt]
@@ -232,20 +240,31 @@ class _Play:
         starts = game.round_start.astype(bool)
         rank, ok = cut_order(sedge, game.to, q, starts, game.ends)
         if not ok:
+            if not strict:
+                return None
             raise ValueError("the states inside a round loop among themselves: mark a round start on the loop")
         t = sp.csr_matrix((q.copy(), game.to.copy(), sedge.copy()), shape=(game.n, game.n))  # scipy sorts in place
         live = _closure((t != 0).tocsr(), game.ends.copy())
         return cls(game, sedge, q, starts, live, rank)
 
-    def flow(self, want_h: bool = False) -> tuple[np.ndarray, float, float, np.ndarray]:
-        """:func:`~analysis.engine.flow.flow` over the game's components, each in rank order."""
-        g = self.game
-        order, ptr = g.components
+    def members(self) -> tuple[np.ndarray, np.ndarray]:
+        """The game's components sources first, each in rank order, and where each starts."""
+        order, ptr = self.game.components
         comp = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
         perm = np.lexsort((self.rank[order], -comp))
         sizes = np.diff(ptr)[::-1]
-        mptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        return flow(self.sedge, g.to, self.q, self.starts, g.ends, self.live, order[perm], mptr, g.start, want_h)
+        return order[perm], np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+    def flow(self, want_h: bool = False) -> tuple[np.ndarray, float, float, np.ndarray]:
+        """:func:`~analysis.engine.flow.flow` over the game's components, each in rank order."""
+        g = self.game
+        return flow(self.sedge, g.to, self.q, self.starts, g.ends, self.live, *self.members(), g.start, want_h)
+
+    def values(self, at_end: np.ndarray) -> np.ndarray:
+        """The play's value at every state when an end pays ``at_end`` (:func:`~analysis.engine.flow.values_of`)."""
+        g = self.game
+        return values_of(self.sedge, g.to, self.q, self.starts, g.ends, self.live, *self.members(),
+                         np.asarray(at_end, dtype=np.float64))
 
 
 def visits(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.ndarray:

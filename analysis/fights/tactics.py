@@ -120,7 +120,7 @@ def analyse(dg: DecisionGame, decide: Iterable[str] | None = None, objective: st
     book_a = g.book("a")
     free_a, free_b = _mask(dg, "a", names), _mask(dg, "b", names)
     book, best, eq = (_solve(dg, play, names) for play in PLAYS)
-    plays = [_play(dg, sol) for sol in (book, best, eq)]
+    plays = [_play(dg, sol, rounds=False) for sol in (book, best, eq)]
     seen = visits(g, eq.a_strategy, eq.b_strategy)
     worths = tuple(_worth(dg, eq, seen, d, free_a, free_b) for d, dec in enumerate(dg.decisions) if dec.name in names)
     worth_a = {w.name: w.worth for w in worths if w.side == "a"}
@@ -162,8 +162,8 @@ def _solve(dg: DecisionGame, play: str, names: Sequence[str]) -> GameSolution:
 def played(dg: DecisionGame, play: str = "book", decide: Iterable[str] | None = None,
            objective: str = "wins") -> tuple[Play, GameSolution]:
     """One way of playing the duel (``play``, one of :data:`PLAYS`): its :class:`Play` and both strategies (for
-    :func:`~analysis.engine.decisions.policy_tables`).  ``analyse(dg).equilibrium`` is ``played(dg,
-    "equilibrium")[0]``."""
+    :func:`~analysis.engine.decisions.policy_tables`).  ``analyse(dg).equilibrium`` has the figures of
+    ``played(dg, "equilibrium")[0]``, which adds the rounds distribution."""
     if play not in PLAYS:
         raise ParamError("play", play, "one of " + ", ".join(PLAYS))
     dg = _objective(dg, objective)
@@ -180,8 +180,10 @@ def _mask(dg: DecisionGame, side: str, names: Sequence[str]) -> np.ndarray:
     return mask
 
 
-def _play(dg: DecisionGame, sol: GameSolution) -> Play:
-    return Play(float(sol.values[dg.game.start]), dg.solution(sol.a_strategy, sol.b_strategy))
+def _play(dg: DecisionGame, sol: GameSolution, rounds: bool = True) -> Play:
+    """The play's value and figures (``rounds`` false: no rounds distribution past round 1, which
+    :meth:`Play.to_dict` does not show)."""
+    return Play(float(sol.values[dg.game.start]), dg.solution(sol.a_strategy, sol.b_strategy, rounds))
 
 
 def _strategy_rows(dg: DecisionGame, d: int, strategy: np.ndarray) -> np.ndarray:
@@ -324,22 +326,75 @@ def _simple_rule(dg: DecisionGame, eq: GameSolution, seen: np.ndarray, free_a: n
 
 
 def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int) -> tuple[Any, float]:
-    """A weighted classification tree of ``depth`` over integer features: ``("leaf", action)`` or
-    ``("split", feature, threshold, below, at_or_above)`` (the split with the most weight agreeing), and that weight
-    (a split's is its two halves', so no tree is applied to score it)."""
-    counts = np.bincount(y, weights=w)
-    leaf = ("leaf", int(np.argmax(counts)) if w.sum() > 0 else 0)
-    best, best_score = leaf, float(counts[leaf[1]]) if counts.size else 0.0
-    if depth == 0 or np.unique(y).size <= 1:
-        return best, best_score
-    for f in range(x.shape[1]):
-        for t in np.unique(x[:, f])[1:]:
-            lo = x[:, f] < t
-            below, at_or_above = _fit(x[lo], y[lo], w[lo], depth - 1), _fit(x[~lo], y[~lo], w[~lo], depth - 1)
-            score = below[1] + at_or_above[1]
-            if score > best_score + EPS:
-                best, best_score = ("split", f, int(t), below[0], at_or_above[0]), score
-    return best, best_score
+    """A weighted classification tree of depth ``depth`` (at most 2) over integer features: ``("leaf", action)`` or
+    ``("split", feature, threshold, below, at_or_above)``, and the weight agreeing with it.  Splits are tried
+    feature by feature at each value the states there take but the least, rising, and one replaces the best so far
+    only when it agrees with more than :data:`EPS` more weight.  Every split's weights are read off cumulative
+    tables of weight by feature values and action (:func:`_tables`): no split is applied to the states to score it.
+
+    >>> _fit(np.array([[1], [2], [3]]), np.array([0, 1, 1]), np.array([1.0, 2.0, 3.0]), 1)
+    (('split', 0, 2, ('leaf', 0), ('leaf', 1)), 6.0)
+    """
+    x = np.asarray(x, dtype=np.int64).reshape(len(y), -1)
+    y = np.asarray(y, dtype=np.int64)
+    actions = int(y.max()) + 1 if len(y) else 1
+    weight = np.zeros((x.shape[0], actions + 1))  # each action's weight, then the state itself (a count)
+    weight[np.arange(len(y)), y] = w
+    weight[:, actions] = 1.0
+    total = weight.sum(axis=0)
+    best = _leaf(total)
+    if depth == 0 or x.shape[1] == 0:
+        return best
+    values = [np.unique(x[:, f]) for f in range(x.shape[1])]
+    cum = _tables(x, weight, values)
+    for f, vf in enumerate(values):
+        for i in range(1, vf.size):  # below the split: the values vf[:i]
+            below = cum[f][f][i - 1, i - 1]
+            halves = ((_split(f, i, below, cum, values, True), _split(f, i, total - below, cum, values, False))
+                      if depth > 1 else (_leaf(below), _leaf(total - below)))
+            score = halves[0][1] + halves[1][1]
+            if score > best[1] + EPS:
+                best = (("split", f, int(vf[i]), halves[0][0], halves[1][0]), score)
+    return best
+
+
+def _leaf(total: np.ndarray) -> tuple[Any, float]:
+    """The leaf of states whose weights (each action's, then their count) are ``total``, and its weight."""
+    k = int(np.argmax(total[:-1]))
+    return ("leaf", k), float(total[k])
+
+
+def _tables(x: np.ndarray, weight: np.ndarray, values: list[np.ndarray]) -> list[list[np.ndarray]]:
+    """``cum[f][g][i, j]``: the weights (:func:`_fit`) of the states whose feature ``f`` is at most
+    ``values[f][i]`` and feature ``g`` at most ``values[g][j]``."""
+    idx = [np.searchsorted(v, x[:, f]) for f, v in enumerate(values)]
+    out = []
+    for f, vf in enumerate(values):
+        row = []
+        for g, vg in enumerate(values):
+            h = np.zeros((vf.size, vg.size, weight.shape[1]))
+            np.add.at(h, (idx[f], idx[g]), weight)
+            row.append(h.cumsum(axis=0).cumsum(axis=1))
+        out.append(row)
+    return out
+
+
+def _split(f: int, i: int, total: np.ndarray, cum: list[list[np.ndarray]], values: list[np.ndarray],
+           below: bool) -> tuple[Any, float]:
+    """The best depth-1 tree of the states on one side of the split of feature ``f`` at ``values[f][i]``
+    (``below`` it, or at or above it), whose weights are ``total``."""
+    best = _leaf(total)
+    for g, vg in enumerate(values):
+        c = cum[f][g]
+        side = c[i - 1] if below else c[-1] - c[i - 1]  # [j]: the side's states with feature g at most vg[j]
+        for j in range(1, vg.size):
+            lo = side[j - 1]
+            if lo[-1] <= 0 or side[j][-1] - lo[-1] <= 0:  # no state below vg[j], or none at it: not a split here
+                continue
+            low, high = _leaf(lo), _leaf(total - lo)
+            if low[1] + high[1] > best[1] + EPS:
+                best = (("split", g, int(vg[j]), low[0], high[0]), low[1] + high[1])
+    return best
 
 
 def _apply(tree: Any, x: np.ndarray) -> np.ndarray:
