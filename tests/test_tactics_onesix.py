@@ -5,7 +5,9 @@ Under the IN economy (the default) the game of per-moment decisions: book play a
 every decision); each parry script held fixed against its own exact duel; the mirror's equilibrium, which takes no
 option, against the exact duel of two fighters who never parry.  Under the fixed order, the scripts of the
 ``parry`` policy chosen once per duel, as a matrix game checked against the 2 x 2 payoff table built here from four
-exact duels and solved by the textbook formula and by a linear program.  The command line."""
+exact duels and solved by the textbook formula and by a linear program.  On small games, book, best response and
+equilibrium against a minimax written here from the rule text; the Monte Carlo kernel playing the solved tables
+against the game's figures.  The command line."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from analysis.fights.tactics import analyse
 from analysis.systems import get_system
 from sims.api import simulate_duel
 from tests.test_cli import run, run_json
+from tests.test_onesix_economy import Brute, F, engine_fighter, engine_rules
 
 SIX = get_system("onesix")
 SCRIPTS = ("always", "never")
@@ -252,3 +255,137 @@ def test_cli_duel_played_says_which_model_of_decisions(capsys):
     eq = run_json(capsys, "duel", "onesix", "--a", "trained_armed", "--b", "trained_armed", "--play", "equilibrium")
     assert "decisions played" not in book["order"] and "per moment" in eq["order"]
     assert eq["p_a_wins"] == pytest.approx(analysed("mirror").equilibrium.solution.p_a_wins, abs=1e-12)
+
+
+# ------------------------------------------------------------------ a minimax written from the rule text
+class Minimax(Brute):
+    """The IN economy of tests/test_onesix_economy.py's ``Brute`` (rolls, hits, the IN they cost, carries) with the
+    decisions of RULES.md section 8 taken at each moment: a side that is ``free`` maximises (A) or minimises (B)
+    P(A wins) - P(B wins); a side held to its book always attacks and parries whenever it can.  Rounds are
+    solved by Shapley's value iteration over the round starts, each round by backward recursion over its moments
+    (a matrix game at equal IN by :func:`value_2x2`)."""
+
+    def __init__(self, rules: dict, a: dict, b: dict, free_a: bool, free_b: bool):
+        super().__init__(rules, a, b)
+        self.free = (free_a, free_b)
+
+    def payoff(self, ca, cb) -> float:
+        return float(self.status(ca) == "up") - float(self.status(cb) == "up")
+
+    def go(self, ca, cb, xa, xb, v) -> float:
+        if self.status(ca) != "up" or self.status(cb) != "up":
+            return self.payoff(ca, cb)
+        return self.moment(ca, cb, xa, xb, v)
+
+    def strike(self, att: int, ca, cb, xa, xb, v, parry: bool) -> float:
+        """Side ``att`` attacks (its cost paid here) and the defender parries or not."""
+        a, b = self.f
+        if att == 0:
+            return sum(p * self.go(ca, cb2, xa - self.r["cost"], xb - self.r["parry"] * parry - db, v)
+                       for p, lv, c, _ in self.attack(a, b, max(ca), max(cb), parry, True)
+                       for cb2, db in [self.land(b, cb, lv, c)])
+        return sum(p * self.go(ca2, cb, xa - self.r["parry"] * parry - da, xb - self.r["cost"], v)
+                   for p, lv, c, _ in self.attack(b, a, max(cb), max(ca), parry, True)
+                   for ca2, da in [self.land(a, ca, lv, c)])
+
+    def defended(self, att: int, ca, cb, xa, xb, v) -> float:
+        """Side ``att``'s attack with the defender's parry decision (if it can parry: in time, with the IN)."""
+        dfn = 1 - att
+        x, y = (xa, xb) if att == 0 else (xb, xa)
+        if not self.parries(self.f[dfn], y, x - y):
+            return self.strike(att, ca, cb, xa, xb, v, False)
+        if not self.free[dfn]:
+            return self.strike(att, ca, cb, xa, xb, v, True)
+        both = [self.strike(att, ca, cb, xa, xb, v, p) for p in (False, True)]
+        return min(both) if dfn == 1 else max(both)
+
+    def moment(self, ca, cb, xa, xb, v) -> float:
+        key = (ca, cb, xa, xb)
+        if key in self.memo:
+            return self.memo[key]
+        amin, cost = self.r["amin"], self.r["cost"]
+        if max(xa, xb) < amin:
+            out = v[(ca, cb, self.carry(xa), self.carry(xb))]
+        elif xa == xb:
+            q = np.empty((2, 2))
+            q[0, 0] = self.exchange(ca, cb, xa, v)
+            q[0, 1] = self.defended(0, ca, cb, xa, xb - 1, v)  # B waits 1, A strikes
+            q[1, 0] = self.defended(1, ca, cb, xa - 1, xb, v)
+            q[1, 1] = self.moment(ca, cb, xa - 1, xb - 1, v)
+            rows = [0, 1] if self.free[0] else [0]
+            cols = [0, 1] if self.free[1] else [0]
+            sub = q[np.ix_(rows, cols)]
+            out = value_2x2(sub)[0] if sub.shape == (2, 2) else float(sub.max() if len(rows) > 1 else sub.min())
+        else:
+            att = 0 if xa > xb else 1
+            x = xa if att == 0 else xb
+            out = self.defended(att, ca, cb, xa, xb, v)
+            if x < cost and self.free[att]:  # attack with a debt, or wait down to amin - 1
+                wait = self.moment(ca, cb, amin - 1, xb, v) if att == 0 else self.moment(ca, cb, xa, amin - 1, v)
+                out = max(out, wait) if att == 0 else min(out, wait)
+        self.memo[key] = out
+        return out
+
+    def exchange(self, ca, cb, x, v) -> float:
+        """Both attack at the same IN (no parry against a simultaneous attack under the default rules)."""
+        a, b = self.f
+        x2 = x - self.r["cost"]
+        total = 0.0
+        for p1, lv1, c1, _ in self.attack(a, b, max(ca), max(cb), False, True):
+            cb2, db = self.land(b, cb, lv1, c1)
+            for p2, lv2, c2, _ in self.attack(b, a, max(cb), max(ca), False, True):
+                ca2, da = self.land(a, ca, lv2, c2)
+                total += p1 * p2 * self.go(ca2, cb2, x2 - da, x2 - db, v)
+        return total
+
+    def value(self, tol: float = 1e-13, sweeps: int = 2000) -> float:
+        """The game's value from two unhurt fighters without carry (Shapley's iteration over round starts)."""
+        a, b = self.f
+        starts = [((0, 0), (0, 0), 0, 0)]
+        v: dict = {}
+        for _ in range(sweeps):
+            self.memo = {}
+            new, k = {}, 0
+            v = _Defaulting(v)
+            while k < len(starts):
+                ca, cb, ka, kb = s = starts[k]
+                new[s] = sum(pu * pv * self.moment(ca, cb, a["reflexes"] - max(ca) + ka + u,
+                                                   b["reflexes"] - max(cb) + kb + w, v)
+                             for u, pu in self.one_k for w, pv in self.one_k if pu * pv >= 1e-17)
+                starts += [t for t in v.asked if t not in new and t not in starts]
+                k += 1
+            moved = max(abs(new[s] - v.get(s, 0.0)) for s in new)
+            v = new
+            if moved < tol:
+                break
+        return v[starts[0]]
+
+
+class _Defaulting(dict):
+    """Round-start values, 0 for one not valued yet, remembering which were asked for."""
+
+    def __init__(self, known):
+        super().__init__(known)
+        self.asked = []
+
+    def __missing__(self, key):
+        self.asked.append(key)
+        return 0.0
+
+
+SMALL_GAMES = {
+    "equal reflexes, both parry": ({"track": 1, "reserve": 1, "floor": -6, "in_die": "d6"},
+                                   F(attack=9, defense=7, reflexes=5), F(attack=9, defense=7, reflexes=5, ps=8)),
+    "a reflex gap, one parries": ({"track": 1, "reserve": 1, "in_die": "d6", "window": 2},
+                                  F(attack=10, defense=6, reflexes=7, ps=7),
+                                  F(attack=9, reflexes=6, cls="shock", personality=0)),
+}
+
+
+@pytest.mark.parametrize("name", list(SMALL_GAMES))
+def test_book_best_response_and_equilibrium_match_a_minimax_written_from_the_rules(name):
+    rules, a, b = SMALL_GAMES[name]
+    dg = SIX.tactics(engine_rules(rules), engine_fighter(a), engine_fighter(b))
+    t = analyse(dg)
+    for play, free in ((t.book, (False, False)), (t.best_response, (True, False)), (t.equilibrium, (True, True))):
+        assert play.value == pytest.approx(Minimax(rules, a, b, *free).value(), abs=1e-9)
