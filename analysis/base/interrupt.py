@@ -185,7 +185,8 @@ def deferred() -> Iterator[np.ndarray]:
     stop = current()
     previous: dict[int, Any] = {}
     if _on_main():
-        flag[0] = _received[0]  # an interruption some library swallowed before the block began still stops it
+        if signal.getsignal(signal.SIGINT) is _raise:  # under signals(): an interruption some library swallowed
+            flag[0] = _received[0]                      # before the block began still stops it
         def note(signum: int, frame: Any) -> None:
             flag[0] = flag[0] or signum
             _received[0] = signum
