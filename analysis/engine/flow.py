@@ -14,8 +14,9 @@ the ways into round starts leaves an acyclic graph: :func:`cut_order` ranks it
   visits in one pass in rank order, and what leaves goes on to later
   components.  The work is a few passes over each component, where one sparse
   factorisation of the whole chain fills in past any memory.
-- :func:`round_passes` plays the rounds one after the other, all the mass of a
-  round in one pass, for the distribution of rounds.
+- :func:`sweep_rounds` plays the rounds one after the other, all the mass of
+  a round in one sequential pass over the states renumbered by rank
+  (:func:`round_graph`), for the distribution of rounds.
 
 >>> sedge = np.array([0, 2, 2])          # state 0 (a round start): a coin, heads ends (state 1), tails repeats
 >>> to, q = np.array([1, 0]), np.array([0.5, 0.5])
@@ -32,11 +33,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from analysis.engine.store import _lowest
-
 ROUNDS_WORK = 1e8
 """Once 99.9% of the fights have ended, the rounds distribution stops after this many ways followed in all (the rest
 is its tail; the mean rounds is exact either way)."""
+
 
 
 @njit(cache=True)
@@ -270,90 +270,124 @@ def _reach(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarra
 
 
 @njit(cache=True)
-def round_passes(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
-                 live: np.ndarray, rank: np.ndarray, start: int, tol: float, limit: int,
-                 work: float) -> tuple[np.ndarray, float, float]:
-    """P(the fight ends in round t) for t = 1, 2, ... (the mass of each round in one pass in rank order,
-    :func:`_drain`), until the mass still fighting is below ``tol``, or ``limit`` rounds are played, or, once 99.9%
-    of it has ended, ``work`` ways have been followed; the mass left then, and what ended before any round began
-    (``start`` not a round start)."""
+def round_graph(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
+                live: np.ndarray, rank: np.ndarray, start: int) -> tuple[np.ndarray, ...]:
+    """The play renumbered for :func:`sweep_rounds`: the states by rank (every way inside a round leads to a later
+    position), each live round start a between-round state whose round begins at its own position.
+
+    Returns the between-round state the fight begins at (when ``start`` is not a round start, an extra one whose
+    "round" is what happens before the first round begins), then :func:`sweep_rounds`'s ``first``, ``r_start``,
+    ``r_cnt``, ``r_end``, ``r_tgt`` and ``r_p``.  A way into a state that cannot end (``live`` false) is left out:
+    that mass is the stalemate."""
     n = is_start.size
-    order = np.full(n, -1, dtype=np.int64)
+    n_pos = 0
+    for s in range(n):
+        n_pos += rank[s] >= 0
+    order = np.empty(n_pos, dtype=np.int64)
+    between = np.full(n, -1, dtype=np.int64)
+    n_b = 0
     for s in range(n):
         if rank[s] >= 0:
             order[rank[s]] = s
-    mass = np.zeros(n)
-    bits = np.zeros((n >> 6) + 1, dtype=np.int64)
-    now, later = np.zeros(n), np.zeros(n)
-    out = np.zeros(limit)
-    spent = np.zeros(1)
-    ended = 0.0
-    if is_start[start]:
-        now[start] = 1.0 if live[start] else 0.0
-    else:
-        ended = _send(start, 1.0, sedge, to, q, is_start, is_end, live, rank, mass, bits, later, spent)
-        ended += _drain(sedge, to, q, is_start, is_end, live, order, rank, mass, bits, later, spent)
-        now, later = later, now
+        if is_start[s] and live[s] and not is_end[s]:
+            between[s] = n_b
+            n_b += 1
+    extra = not is_start[start] and rank[start] >= 0
+    first = np.empty(n_b + extra, dtype=np.int64)
+    for s in range(n):
+        if between[s] >= 0:
+            first[between[s]] = rank[s]
+    b0 = between[start]
+    if extra:
+        first[n_b] = rank[start]
+        b0 = n_b
+    r_start = np.zeros(n_pos + 1, dtype=np.int64)
+    r_end = np.zeros(n_pos)
+    r_tgt = np.empty(to.size, dtype=np.int64)
+    r_p = np.empty(to.size)
+    j = 0
+    for i in range(n_pos):
+        s = order[i]
+        for e in range(sedge[s], sedge[s + 1]):
+            t = to[e]
+            if q[e] <= 0.0 or not (is_end[t] or live[t]):
+                continue  # a way the play never takes (it may lead back: only the ways taken are in rank order)
+            if is_end[t]:
+                r_end[i] += q[e]
+                continue
+            r_tgt[j], r_p[j] = (-1 - between[t], q[e]) if is_start[t] else (rank[t], q[e])
+            j += 1
+        r_start[i + 1] = j
+    return b0, first, r_start, np.diff(r_start), r_end, r_tgt[:j], r_p[:j]
+
+
+@njit(cache=True, nogil=True)
+def sweep_rounds(first: np.ndarray, r_start: np.ndarray, r_cnt: np.ndarray, r_end: np.ndarray,
+            r_tgt: np.ndarray, r_p: np.ndarray, b0: int, p_end: float, tol: float, work: float, max_rounds: int,
+            skip: float) -> np.ndarray:
+    """P(first out in round t) over a graph of the rounds (:func:`round_graph`) from the between-round state ``b0``: the
+    rounds iterated until the fights still going weigh less than ``tol``, or ``work`` edge visits are spent once
+    99.9% of the fights that end have ended (then the distribution is cut); a state holding less than ``skip`` of
+    the fights still going is not followed.  What the distribution misses of the fights that end is
+    ``rounds_tail``."""
+    n_order, n_b = r_cnt.size, first.size
+    mass = np.zeros(n_order)
+    b_mass = np.zeros(n_b)
+    b_list = np.empty(n_b, dtype=np.int64)
+    flag = np.zeros(n_b, dtype=np.int8)
+    b_list[0] = b0
+    n_list = 1
+    b_mass[b0] = 1.0
+    out = np.zeros(64)
+    visits = 0.0
     t = 0
-    while t < limit:
-        p = 0.0
-        for s in range(n):
-            if now[s] > 0.0:
-                p += _send(s, now[s], sedge, to, q, is_start, is_end, live, rank, mass, bits, later, spent)
-                now[s] = 0.0
-        p += _drain(sedge, to, q, is_start, is_end, live, order, rank, mass, bits, later, spent)
-        out[t] = p
+    alive = 1.0
+    ended = 0.0
+    while alive >= tol and t < max_rounds:
+        if visits > work and ended >= 0.999 * p_end:
+            return out[:t]
+        if t == out.size:
+            grown = np.zeros(2 * out.size)
+            grown[:t] = out
+            out = grown
+        for r in range(n_list):
+            b = b_list[r]
+            flag[b] = 0
+            m = b_mass[b]
+            b_mass[b] = 0.0
+            if m > 0.0 and first[b] >= 0:
+                mass[first[b]] += m
+        n_list = 0
+        absorbed = 0.0
+        floor = skip * alive
+        for i in range(n_order):
+            m = mass[i]
+            if m == 0.0:
+                continue
+            mass[i] = 0.0
+            if m < floor:
+                continue
+            visits += r_cnt[i]
+            absorbed += m * r_end[i]
+            for e in range(r_start[i], r_start[i + 1]):
+                target = r_tgt[e]
+                q = m * r_p[e]
+                if target >= 0:
+                    mass[target] += q
+                else:
+                    b = -1 - target
+                    b_mass[b] += q
+                    if not flag[b]:
+                        flag[b] = 1
+                        b_list[n_list] = b
+                        n_list += 1
+        out[t] = absorbed
+        ended += absorbed
         t += 1
-        now, later = later, now
-        left = 0.0
-        for s in range(n):
-            left += now[s]
-        if left < tol or (left < 1e-3 and spent[0] > work) or spent[0] > 20 * work:
-            break
-    return out[:t], left, ended
-
-
-@njit(cache=True)
-def _send(s: int, m: float, sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray,
-          is_end: np.ndarray, live: np.ndarray, rank: np.ndarray, mass: np.ndarray, bits: np.ndarray,
-          later: np.ndarray, spent: np.ndarray) -> float:
-    """Send ``m`` out of state ``s``: to the ends (returned), the next round's starts (``later``, if they can still
-    end) or the round's later states (marked by rank); ``spent`` counts the ways followed."""
-    got = 0.0
-    spent[0] += sedge[s + 1] - sedge[s]
-    for e in range(sedge[s], sedge[s + 1]):
-        if q[e] <= 0.0:
-            continue  # a way the play never takes may lead back (only the ways it takes are in rank order)
-        t = to[e]
-        w = m * q[e]
-        if is_end[t]:
-            got += w
-        elif not live[t]:
-            continue
-        elif is_start[t]:
-            later[t] += w
-        else:
-            k = rank[t]
-            mass[k] += w
-            bits[k >> 6] |= np.int64(1) << (k & 63)
-    return got
-
-
-@njit(cache=True)
-def _drain(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
-           live: np.ndarray, order: np.ndarray, rank: np.ndarray, mass: np.ndarray, bits: np.ndarray,
-           later: np.ndarray, spent: np.ndarray) -> float:
-    """The marked states of a round, in rank order (each way leads to a later rank), until the round is over;
-    the mass that ended."""
-    got = 0.0
-    for wi in range(bits.size):
-        while bits[wi] != 0:
-            k = (wi << 6) + _lowest(bits[wi])
-            bits[wi] &= bits[wi] - 1
-            m = mass[k]
-            mass[k] = 0.0
-            got += _send(order[k], m, sedge, to, q, is_start, is_end, live, rank, mass, bits, later, spent)
-    return got
+        alive = 0.0
+        for r in range(n_list):
+            alive += b_mass[b_list[r]]
+    return out[:t]
 
 
 @njit(cache=True)

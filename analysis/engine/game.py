@@ -12,7 +12,8 @@ with no option ends the fight, paying A ``payoff[s]`` (B gets its negative).
 :func:`solve` finds the value of every state and an optimal strategy of each
 side: value iteration over the graph's strongly connected components, sinks
 first (a fight's conditions only worsen, so a component is one block of
-conditions and its few loops), sweeping each component until no value moves
+conditions and its few loops), sweeping each component (its states against
+the order of a round: :attr:`Game.components`) until no value moves
 by more than the tolerance (when the sweeps shrink the change by a steady
 ratio, state by state, as a round that changes nothing makes them, the
 values jump to the series' limit: :data:`STEADY`); matrix games are solved exactly by support
@@ -43,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from analysis.base.lazy import sp
-from analysis.engine.flow import ROUNDS_WORK, cut_order, flow, round_passes, values_of
+from analysis.engine.flow import ROUNDS_WORK, cut_order, flow, round_graph, sweep_rounds, values_of
 from analysis.engine.markov import MAX_ROUNDS, ROUNDS_TOL, Absorption, _closure
 
 TOL = 1e-13
@@ -101,8 +102,15 @@ class Game:
     @cached_property
     def components(self) -> tuple[np.ndarray, np.ndarray]:
         """The graph's strongly connected components, sinks first (:func:`_components`), found once per game: a
-        strategy only removes edges, so these blocks order every play's solve."""
-        return _components(self.n, self.opt, self.edge, self.to, self.na * self.nb)
+        strategy only removes edges, so these blocks order every play's solve.  Inside a component the states run
+        against the order of a round (:func:`~analysis.engine.flow.cut_order` over every option's ways, when the
+        states inside a round never loop), so one sweep of the solve carries the values through a whole round."""
+        order, ptr = _components(self.n, self.opt, self.edge, self.to, self.na * self.nb)
+        rank, ok = cut_order(self.edge[self.opt], self.to, self.p, self.round_start.astype(bool), self.ends)
+        if ok:
+            comp = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+            order = order[np.lexsort((-rank[order], comp))]
+        return order, ptr
 
     def book(self, side: str) -> np.ndarray:
         """The one-hot strategy of ``side``'s book policy."""
@@ -199,16 +207,19 @@ def evaluate(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray, rounds:
     play = _Play.of(game, a_strategy, b_strategy)
     visits, stalemate, lost, h = play.flow(want_h=True)
     ends = np.flatnonzero(game.ends)
-    per_round, tail, before = round_passes(play.sedge, game.to, play.q, play.starts, game.ends, play.live,
-                                           play.rank, game.start, ROUNDS_TOL, MAX_ROUNDS if rounds else 1,
-                                           ROUNDS_WORK)
+    b0, *graph = round_graph(play.sedge, game.to, play.q, play.starts, game.ends, play.live, play.rank, game.start)
     absorbed = visits[ends]
+    ahead = int(not game.round_start[game.start])  # what ends before the first round begins is no round
+    per_round = sweep_rounds(*graph, b0, float(absorbed.sum()), ROUNDS_TOL, ROUNDS_WORK,
+                             (MAX_ROUNDS if rounds else 1) + ahead, 0.0) if b0 >= 0 else np.zeros(0)
+    before = float(per_round[:ahead].sum())
+    per = {t: float(p) for t, p in enumerate(per_round[ahead:], 1) if p > 0}
     p_end = float(absorbed.sum()) - before
+    tail = max(p_end - sum(per.values()), 0.0)
     starts = play.starts & play.live & ~game.ends
     mean = None
     if p_end > 0:
         mean = float(visits[starts] @ h[starts]) / p_end
-    per = {t + 1: float(p) for t, p in enumerate(per_round) if p > 0}
     return Absorption(absorbed, float(stalemate), float(max(lost, 0.0)), mean, per, float(tail))
 
 

@@ -22,11 +22,12 @@ from numba import njit
 from analysis.base.interrupt import run_kernel
 from analysis.base.params import DicelabError
 from analysis.engine import markov
+from analysis.engine.flow import sweep_rounds
 from analysis.engine.store import _DEBRUIJN, _LOWEST, _grown
 from analysis.systems.onesix import rules as six
 from analysis.systems.onesix.chain import (_block_ways, _decode, _edges, _encode, _live, _priority, hit_tables,
                                           ways_room)
-from analysis.systems.onesix.rounds import _round_graph, _rounds
+from analysis.systems.onesix.rounds import _round_graph
 from analysis.systems.onesix.steps import K_BETWEEN, K_END, K_MID, P_NP, P_NX, order_text, pack_fighter, pack_rules
 
 PRUNE = 1e-17
@@ -507,7 +508,7 @@ def _solve(pr: np.ndarray, fs: np.ndarray, stay: np.ndarray, start: np.ndarray, 
             j += 1
     between, first, r_start, r_cnt, r_end, r_tgt, r_p = _round_graph(s_kind, s_start, s_len, e_tgt, e_p, e_code, order,
                                                                      n_order, n)
-    rounds = _rounds(first, r_start, r_cnt, r_end, r_tgt, r_p, between[s0], probs.sum(), tol, work, max_rounds,
+    rounds = sweep_rounds(first, r_start, r_cnt, r_end, r_tgt, r_p, between[s0], probs.sum(), tol, work, max_rounds,
                      skip)
     expanded = 0
     for i in range(n):
