@@ -36,7 +36,7 @@ Strategies are flat arrays over each side's actions, state by state
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Sequence
 
@@ -111,6 +111,18 @@ class Game:
             comp = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
             order = order[np.lexsort((-rank[order], comp))]
         return order, ptr
+
+    def merged(self) -> "Game":
+        """The same game with each option's ways into one state merged into one way (the same chances, fewer
+        ways for every solve and pass to follow).
+
+        >>> g = Game.build([[[(0.25, 1), (0.5, 2), (0.25, 1)]], [], []], [1, 0, 0], [1, 0, 0], [0.0, 1.0, -1.0])
+        >>> m = g.merged()
+        >>> m.to.tolist(), m.p.tolist(), m.edge.tolist()
+        ([1, 2], [0.5, 0.5], [0, 2])
+        """
+        edge, to, p = _merge_ways(self.edge, self.to, self.p, self.n)
+        return replace(self, edge=edge, to=to, p=p)
 
     def book(self, side: str) -> np.ndarray:
         """The one-hot strategy of ``side``'s book policy."""
@@ -294,6 +306,27 @@ def visits(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.nda
 
 
 # ------------------------------------------------------------------ compiled parts
+@njit(cache=True)
+def _merge_ways(edge: np.ndarray, to: np.ndarray, p: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each option's ways into the same state summed into the first of them (:meth:`Game.merged`)."""
+    at = np.full(n, -1, dtype=np.int64)
+    new_edge = np.zeros(edge.size, dtype=np.int64)
+    new_to = np.empty(to.size, dtype=np.int64)
+    new_p = np.empty(p.size)
+    j = 0
+    for o in range(edge.size - 1):
+        lo = j
+        for e in range(edge[o], edge[o + 1]):
+            t = to[e]
+            if at[t] >= lo:  # this option already has a way into t
+                new_p[at[t]] += p[e]
+            else:
+                at[t], new_to[j], new_p[j] = j, t, p[e]
+                j += 1
+        new_edge[o + 1] = j
+    return new_edge, new_to[:j].copy(), new_p[:j].copy()
+
+
 @njit(cache=True)
 def _components(n: int, opt: np.ndarray, edge: np.ndarray, to: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Strongly connected components (Tarjan, iterative), in reverse topological order: sinks first.

@@ -485,7 +485,7 @@ def tactics(rules: Rules, a: Fighter, b: Fighter) -> DecisionGame:
         return np.where(dec[:, x] == D_PARRY, int(fighter.parries()), 0).astype(np.int64)
 
     round_start = ((f["kind"] == K_BETWEEN) & (f["sub"] == PLAIN)) | stuck
-    game = Game(g_na, g_nb, opt, edge, to, p, np.zeros(keys.size), round_start, picks(0, a), picks(1, b), 0)
+    game = Game(g_na, g_nb, opt, edge, to, p, np.zeros(keys.size), round_start, picks(0, a), picks(1, b), 0).merged()
     end = f["kind"] == K_END
     ends = np.column_stack([f["tracka"][end], f["trackb"][end]]).astype(np.int64).reshape(-1, 2)
     extra = tuple(name for name, on in (("own armor wear", fs[:, F_NWEAR].max() > 1),
