@@ -209,6 +209,40 @@ def test_rounds_and_absorption_of_fixed_play_by_enumerating_paths():
         assert got.rounds[t] == pytest.approx(rounds[t], abs=1e-14)
 
 
+def test_what_ends_before_the_first_round_is_no_round():
+    """The fight begins before its first round (state 0 is no round start): a quarter ends at once and counts in
+    no round; the rounds from state 1 end with 0.8 each, as enumerated."""
+    options = [[[(0.25, 3), (0.75, 1)]], [[(0.5, 2), (0.5, 4)]], [[(0.4, 1), (0.6, 4)]], [], []]
+    g = Game.build(options, [1, 1, 1, 0, 0], [1, 1, 1, 0, 0], [0.0, 0.0, 0.0, 1.0, -1.0],
+                   round_start=[False, True, False, False, False])
+    got = evaluate(g, g.book("a"), g.book("b"))
+    assert got.absorbed.tolist() == pytest.approx([0.25, 0.75], abs=1e-12)
+    for t in range(1, 10):
+        assert got.rounds[t] == pytest.approx(0.75 * 0.8 * 0.2 ** (t - 1), abs=1e-14)
+    assert sum(got.rounds.values()) + got.rounds_tail == pytest.approx(0.75, abs=1e-12)
+    assert got.mean_rounds == pytest.approx(1.25, abs=1e-12)
+    first = evaluate(g, g.book("a"), g.book("b"), rounds=False)
+    assert list(first.rounds) == [1] and first.rounds_tail == pytest.approx(0.75 * 0.2, abs=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_merging_an_options_ways_into_one_state_changes_no_figure(seed):
+    """Every way split in two (the halves into the same state): the merged game has the original's ways, and the
+    split game's equilibrium, play and rounds equal the original's."""
+    options, na, nb, payoff, _ = random_game(seed, 9, cyclic=True, both=True)
+    rs = [na[s] > 0 for s in range(9)]  # every loop between rounds, so the play can be followed
+    split = [[[(p / 2, t) for p, t in o for _ in range(2)] for o in opts] for opts in options]
+    g, h = Game.build(options, na, nb, payoff, rs), Game.build(split, na, nb, payoff, rs)
+    m = h.merged()
+    assert m.to.tolist() == g.to.tolist() and m.edge.tolist() == g.edge.tolist()
+    np.testing.assert_allclose(m.p, g.p, atol=1e-15)
+    want, got = solve(g), solve(m)
+    np.testing.assert_allclose(got.values, want.values, atol=1e-12)
+    a, b = evaluate(g, want.a_strategy, want.b_strategy), evaluate(m, got.a_strategy, got.b_strategy)
+    np.testing.assert_allclose(b.absorbed, a.absorbed, atol=1e-12)
+    assert b.rounds == pytest.approx(a.rounds, abs=1e-12)
+
+
 def test_a_loop_inside_a_round_is_refused():
     options = [[[(1.0, 1)]], [[(0.5, 2), (0.5, 3)]], [[(0.5, 1), (0.5, 3)]], []]
     g = Game.build(options, [1, 1, 1, 0], [1, 1, 1, 0], [0, 0, 0, 1.0], round_start=[True, False, False, False])

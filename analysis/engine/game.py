@@ -595,8 +595,15 @@ def _solve(na: np.ndarray, nb: np.ndarray, opt: np.ndarray, edge: np.ndarray, to
             moved = 0.0
             for t in range(lo, hi):
                 s = order[t]
-                v = payoff[s] if na[s] * nb[s] == 0 else _state_value(s, na, nb, opt, edge, to, p, values, fa, fb, wa,
-                                                                       wb, aoff, boff, q, x, y, False)
+                count = na[s] * nb[s]
+                if count == 1:  # a chance node: its one option's ways
+                    v = 0.0
+                    for e in range(edge[opt[s]], edge[opt[s] + 1]):
+                        v += p[e] * values[to[e]]
+                elif count == 0:
+                    v = payoff[s]
+                else:
+                    v = _state_value(s, na, nb, opt, edge, to, p, values, fa, fb, wa, wb, aoff, boff, q, x, y, False)
                 delta[t] = v - values[s]
                 moved = max(moved, abs(v - values[s]))
                 values[s] = v

@@ -70,7 +70,9 @@ CROSS = 1e4
 way's probability times this (the duel's chain uses the mass that arrived; the game has no mass before it is
 played)."""
 CAPACITY = 1 << 16
-"""States the walk first makes room for (grown as needed)."""
+"""States the walk makes room for at least: first half the upper estimate (:func:`tactics_states`, about 3.4 times
+the states of the archetype pairings), rounded up to a power of 2; four times as many each time that is short (the
+walk runs again)."""
 
 PLAIN, PARRY_B, PARRY_A, PARRY_BOTH = range(4)
 """A state's sub-kind: a chain state, B's parry of A's attack begun, A's parry of B's, both parries of a
@@ -471,7 +473,7 @@ def tactics(rules: Rules, a: Fighter, b: Fighter) -> DecisionGame:
                            "keys; allowed: shorter tracks, less armor wear or a shallower carry floor (or dicelab sim)")
     fs = np.stack([pack_fighter(rules, f) for f in able])
     tables = hit_tables(rules, *able)
-    cap = CAPACITY
+    cap = max(CAPACITY, 1 << int(tactics_states(rules, a, b) // 2 - 1).bit_length())
     while True:
         status, *got = run_kernel(_walk, pr, fs, *tables, ways_room(tables[1]), na, nb, PRUNE, CROSS, cap)
         if status == 0:
