@@ -75,6 +75,47 @@ def cut_order(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.nda
 
 
 @njit(cache=True)
+def can_end(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_end: np.ndarray) -> np.ndarray:
+    """Mask of the states from which the play can reach an end (an end itself included): a search back from the
+    ends along the ways it takes.
+
+    >>> can_end(np.array([0, 1, 2, 2, 2]), np.array([2, 1]), np.array([1.0, 1.0]), np.array([False, False, True,
+    ...         False])).tolist()
+    [True, False, True, False]
+    """
+    n = is_end.size
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for s in range(n):
+        for e in range(sedge[s], sedge[s + 1]):
+            if q[e] != 0.0:
+                ptr[to[e] + 1] += 1
+    for s in range(n):
+        ptr[s + 1] += ptr[s]
+    fill = ptr[:-1].copy()
+    src = np.empty(ptr[n], dtype=np.int64)
+    for s in range(n):
+        for e in range(sedge[s], sedge[s + 1]):
+            if q[e] != 0.0:
+                src[fill[to[e]]] = s
+                fill[to[e]] += 1
+    live = is_end.copy()
+    queue = np.flatnonzero(is_end)
+    stack = np.empty(n, dtype=np.int64)
+    top = queue.size
+    stack[:top] = queue
+    while top > 0:
+        top -= 1
+        t = stack[top]
+        for i in range(ptr[t], ptr[t + 1]):
+            s = src[i]
+            if not live[s]:
+                live[s] = True
+                stack[top] = s
+                top += 1
+    return live
+
+
+@njit(cache=True)
 def _rows(lo: int, size: int, members: np.ndarray, loc: np.ndarray, sidx: np.ndarray, starts: np.ndarray,
           sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, h: np.ndarray,
           mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

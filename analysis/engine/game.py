@@ -43,9 +43,8 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from analysis.base.lazy import sp
-from analysis.engine.flow import ROUNDS_WORK, cut_order, flow, round_graph, sweep_rounds, values_of
-from analysis.engine.markov import MAX_ROUNDS, ROUNDS_TOL, Absorption, _closure
+from analysis.engine.flow import ROUNDS_WORK, can_end, cut_order, flow, round_graph, sweep_rounds, values_of
+from analysis.engine.markov import MAX_ROUNDS, ROUNDS_TOL, Absorption
 
 TOL = 1e-13
 """A component's sweeps stop when no value moved by more than this."""
@@ -266,9 +265,7 @@ class _Play:
             if not strict:
                 return None
             raise ValueError("the states inside a round loop among themselves: mark a round start on the loop")
-        t = sp.csr_matrix((q.copy(), game.to.copy(), sedge.copy()), shape=(game.n, game.n))  # scipy sorts in place
-        live = _closure((t != 0).tocsr(), game.ends.copy())
-        return cls(game, sedge, q, starts, live, rank)
+        return cls(game, sedge, q, starts, can_end(sedge, game.to, q, game.ends), rank)
 
     def members(self) -> tuple[np.ndarray, np.ndarray]:
         """The game's components sources first, each in rank order, and where each starts."""

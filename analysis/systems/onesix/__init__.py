@@ -4,7 +4,7 @@ The rules by layer of detail: :mod:`~analysis.systems.onesix.rules` (the
 ruleset, checks, the fighter and one exchange), :mod:`~analysis.systems.onesix.steps`
 (the IN economy's step rules), :mod:`~analysis.systems.onesix.chain` and
 :mod:`~analysis.systems.onesix.solver` (the exact duel under the IN economy),
-:mod:`~analysis.systems.onesix.rounds` (its rounds distribution), :mod:`~analysis.systems.onesix.duel` (the
+:mod:`~analysis.systems.onesix.rounds` (its graph of rounds, for the rounds distribution), :mod:`~analysis.systems.onesix.duel` (the
 duel played), :mod:`~analysis.systems.onesix.tactics` (the scripts chosen as a game), :mod:`~analysis.systems.onesix.groups` (group
 fights, N against M).  This module holds the
 resolve path and registers the system.

@@ -5,7 +5,8 @@ of conditions: inside a block every action or die face leads to a later state
 except a round's end, whose few states (the carries) solve a small linear
 system.  A state that cannot carry ``PRUNE`` of probability is not followed
 (what reaches it is ``truncation``).  The distribution of rounds then iterates
-the rounds over the same states (:mod:`analysis.systems.onesix.rounds`).
+the rounds over the same states (:mod:`analysis.systems.onesix.rounds` renumbers them,
+:func:`analysis.engine.flow.sweep_rounds` sweeps them).
 :func:`economy_duel` is the entry point.
 """
 
