@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from analysis.base.params import ParamError
 from analysis.engine.decisions import Decision, DecisionGame
 from analysis.engine.game import Game
 from analysis.engine.markov import OUT, UP, Track
-from analysis.fights.tactics import analyse, dominated
+from analysis.fights.tactics import _fit, analyse, dominated
 
 HIT = {"careful": 0.3, "reckless": 0.6}
 """A reckless blow hits more often, but a reckless miss gives the defender a free blow (hit 0.5) at once."""
@@ -181,3 +183,41 @@ def test_policy_tables_hold_the_strategy_by_features_and_refuse_features_that_mi
     if len({tuple(eq.a_strategy[dg.game.a_offsets[s]:dg.game.a_offsets[s] + 2]) for s in dg.states[0]}) > 1:
         with pytest.raises(ValueError, match="features miss"):
             policy_tables(blind, eq.a_strategy, eq.b_strategy)
+
+
+def _agree(tree, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """The weight of the states where ``tree`` (``_fit``'s tuples) picks their action, walked state by state."""
+    got = 0.0
+    for row, action, weight in zip(x, y, w):
+        node = tree
+        while node[0] == "split":
+            node = node[3] if row[node[1]] < node[2] else node[4]
+        got += weight * (node[1] == action)
+    return got
+
+
+def _best(x: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int) -> float:
+    """The most weight any tree of depth ``depth`` agrees with, by trying every split on the states themselves."""
+    best = max((float(w[y == k].sum()) for k in range(int(y.max()) + 1)), default=0.0)
+    if depth == 0:
+        return best
+    for f in range(x.shape[1]):
+        for t in np.unique(x[:, f])[1:]:
+            lo = x[:, f] < t
+            best = max(best, _best(x[lo], y[lo], w[lo], depth - 1) + _best(x[~lo], y[~lo], w[~lo], depth - 1))
+    return best
+
+
+@given(data=st.data(), n=st.integers(1, 14), features=st.integers(1, 3), depth=st.integers(0, 2))
+@settings(max_examples=150, deadline=None)
+def test_the_simple_rules_tree_agrees_with_the_most_weight_any_tree_can(data, n, features, depth):
+    """The fitted tree (read off cumulative tables) against every tree of its depth tried on the states: the same
+    best weight (to the fit's tie margin), and the tree it gives scores what it claims."""
+    x = np.array(data.draw(st.lists(st.lists(st.integers(0, 3), min_size=features, max_size=features),
+                                    min_size=n, max_size=n)))
+    y = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    w = np.array(data.draw(st.lists(st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.25]), min_size=n, max_size=n)))
+    tree, score = _fit(x, y, w, depth)
+    assert _agree(tree, x, y, w) == pytest.approx(score, abs=1e-12)
+    assert score == pytest.approx(_best(x, y, w, depth), abs=1e-8)
+

@@ -433,7 +433,7 @@ def sweep_rounds(first: np.ndarray, r_start: np.ndarray, r_cnt: np.ndarray, r_en
 
 @njit(cache=True)
 def values_of(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
-           live: np.ndarray, members: np.ndarray, mptr: np.ndarray, at_end: np.ndarray) -> np.ndarray:
+              live: np.ndarray, members: np.ndarray, mptr: np.ndarray, at_end: np.ndarray) -> np.ndarray:
     """The play's value at every state: the expected ``at_end`` of the end it reaches (0 where it never ends),
     by :func:`_reach` (``members`` and ``mptr`` as for :func:`flow`)."""
     n = is_start.size
