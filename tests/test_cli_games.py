@@ -361,3 +361,14 @@ def test_the_play_choices_are_the_library_plays():
     from analysis.front.cli.games import PLAY_CHOICES
 
     assert PLAY_CHOICES == PLAYS
+
+
+def test_a_played_duel_shows_its_steps_past_the_delay_and_nothing_when_quiet(capsys, monkeypatch):
+    """Past the delay (here 0 s) a played duel reports its three steps on stderr; ``--quiet`` keeps stderr empty;
+    the figures are the same either way."""
+    monkeypatch.setattr("analysis.base.progress.DELAY", 0.0)
+    argv = ("duel", "tun", "--a", "novice", "--b", "trained", "--play", "equilibrium")
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and err.splitlines()[-1].startswith("dicelab duel: 3/3 steps (100.0%)")
+    code, quiet, err = run(capsys, *argv, "--quiet")
+    assert code == 0 and err == "" and quiet == out

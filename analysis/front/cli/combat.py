@@ -71,6 +71,7 @@ def register(sub: Any) -> None:
 
         add_pair(p, system, SIDE_HELP, "SIDE")
         add_play(p)
+        p.add_argument("--quiet", action="store_true", help="no progress on stderr (shown past 2 s of a played duel)")
 
     per_system(sub, "duel", "A duel (or a fight of two sides) solved exactly as an absorbing Markov chain",
                EXAMPLES["duel"], run_duel, add_duel, note=DEAD_NOTE)
@@ -144,14 +145,18 @@ def run_resolve(ns: argparse.Namespace) -> int:
 
 
 def run_duel(ns: argparse.Namespace) -> int:
-    from analysis.fights.play import played_duel
-    from analysis.front.cli.games import group_duel, sides_from
+    from analysis.fights.play import PLAY_STEPS, played_duel
+    from analysis.front.cli.games import group_duel, progress_bar, sides_from
 
     system = get_system(ns.system)
     rules, side_a, side_b = sides_from(ns, system)
     if len(side_a) > 1 or len(side_b) > 1:
         return group_duel(ns, system, rules, side_a, side_b)
-    res = played_duel(system, rules, side_a[0], side_b[0], ns.play)
+    bar = progress_bar(ns, "duel", PLAY_STEPS if ns.play != "book" else 1, "step")
+    try:
+        res = played_duel(system, rules, side_a[0], side_b[0], ns.play, progress=bar.update)
+    finally:
+        bar.close()
     data = {**res.to_dict(), "play": ns.play}
     if ns.json:
         emit_json(data)

@@ -167,7 +167,8 @@ def register(sub: Any) -> None:
                ENCOUNTER_EXAMPLES, run_encounter, add_encounter)
 
 
-def _bar(ns: argparse.Namespace, what: str, total: int, unit: str) -> Any:
+def progress_bar(ns: argparse.Namespace, what: str, total: int, unit: str) -> Any:
+    """The command's progress on stderr (none with ``--quiet``), silent for its first :data:`~analysis.base.progress.DELAY` seconds."""
     from analysis.base.progress import DELAY, Progress, auto_mode
 
     return Progress(auto_mode(ns.quiet), total=total, unit=unit, desc=f"dicelab {what}", delay=DELAY)
@@ -191,7 +192,7 @@ def run_tactics(ns: argparse.Namespace) -> int:
 
         fmt = output_format(out, None)
     check_tactics(system, rules, a, b)
-    bar = _bar(ns, "tactics", 2, "step")
+    bar = progress_bar(ns, "tactics", 2, "step")
     try:
         dg = system.tactics(rules, a, b)
         decided(dg, decide)
@@ -291,7 +292,7 @@ def run_encounter(ns: argparse.Namespace) -> int:
         if not ns.sides and len(unit_b) > 1:
             raise DicelabError(f"--b names {len(unit_b)} fighters; allowed: one fighter counted, or --sides to "
                                "repeat a mixed side B as a unit")
-        bar = lambda total, sid=system.id: _bar(ns, f"encounter {sid}", total, "count")  # noqa: E731
+        bar = lambda total, sid=system.id: progress_bar(ns, f"encounter {sid}", total, "count")  # noqa: E731
         found.append(encounter(system, rules, side_a, unit_b, ns.p, ns.max, ns.n, ns.seed, ns.workers, bar))
         if found[-1].interrupted:
             break
