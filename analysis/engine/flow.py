@@ -33,6 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+ROW_STORE = 1 << 22
+"""The most numbers (8 bytes each) :func:`flow` keeps of the components' rows between its two passes."""
 ROUNDS_WORK = 1e8
 """Once 99.9% of the fights have ended, the rounds distribution stops after this many ways followed in all (the rest
 is its tail; the mean rounds is exact either way)."""
@@ -170,6 +172,12 @@ def flow(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray,
     h = np.zeros(n)
     stalemate = 0.0
     n_comp = mptr.size - 1
+    sptr = _row_store(is_start, is_end, live, members, mptr) if want_h else np.full(n_comp + 1, -1, dtype=np.int64)
+    kept = sptr[n_comp] >= 0
+    store = np.empty(max(sptr[n_comp], 0))
+    if want_h:  # P(reaching an end) first: its pass keeps each component's rows for the visits
+        _reach(sedge, to, q, is_start, is_end, live, members, mptr, loc, mass, is_end.astype(np.float64), h, store,
+               sptr, kept)
     for k in range(n_comp):
         lo, size = mptr[k], mptr[k + 1] - mptr[k]
         s = members[lo]
@@ -200,7 +208,10 @@ def flow(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray,
             else:
                 mass[i] += inflow[s]
         _spread(lo, size, members, loc, sidx, sedge, to, q, is_start, mass, visits, inflow, y0, 0)
-        rows, _ = _rows(lo, size, members, loc, sidx, starts, sedge, to, q, is_start, h, mass)
+        if kept:
+            rows = store[sptr[k]: sptr[k + 1]].reshape(starts.size, starts.size)
+        else:
+            rows, _ = _rows(lo, size, members, loc, sidx, starts, sedge, to, q, is_start, h, mass)
         v = np.linalg.solve(np.eye(starts.size) - rows.T, y0)
         for a in range(starts.size):
             s = starts[a]
@@ -221,9 +232,29 @@ def flow(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray,
             for e in range(sedge[s], sedge[s + 1]):
                 out += q[e]
             lost += visits[s] * max(1.0 - out, 0.0)
-    if want_h:
-        _reach(sedge, to, q, is_start, is_end, live, members, mptr, loc, mass, is_end.astype(np.float64), h)
+    if want_h and not kept:
+        _reach(sedge, to, q, is_start, is_end, live, members, mptr, loc, mass, is_end.astype(np.float64), h, store,
+               sptr, False)
     return visits, stalemate, lost, h
+
+
+@njit(cache=True)
+def _row_store(is_start: np.ndarray, is_end: np.ndarray, live: np.ndarray, members: np.ndarray,
+               mptr: np.ndarray) -> np.ndarray:
+    """Where each component's rows (:func:`_rows`, a square of its round starts) go in one flat store, or all -1
+    when the store would pass :data:`ROW_STORE` numbers (the rows are then made twice)."""
+    n_comp = mptr.size - 1
+    sptr = np.zeros(n_comp + 1, dtype=np.int64)
+    for k in range(n_comp):
+        lo, size = mptr[k], mptr[k + 1] - mptr[k]
+        ns = 0
+        if size > 1 and not is_end[members[lo]] and live[members[lo]]:
+            for i in range(size):
+                ns += is_start[members[lo + i]]
+        sptr[k + 1] = sptr[k] + ns * ns
+    if sptr[n_comp] > ROW_STORE:
+        sptr[:] = -1
+    return sptr
 
 
 @njit(cache=True)
@@ -273,10 +304,11 @@ def _spread(lo: int, size: int, members: np.ndarray, loc: np.ndarray, sidx: np.n
 @njit(cache=True)
 def _reach(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarray, is_end: np.ndarray,
            live: np.ndarray, members: np.ndarray, mptr: np.ndarray, loc: np.ndarray, mass: np.ndarray,
-           at_end: np.ndarray, h: np.ndarray) -> None:
+           at_end: np.ndarray, h: np.ndarray, store: np.ndarray, sptr: np.ndarray, keep: bool) -> None:
     """Each state's expected ``at_end`` of the end it reaches (0 where it never ends) into ``h``: with ``at_end``
     1 at every end, P(reaching an end); with a game's payoffs, the play's value.  Components sinks first: a
-    component's round starts solve a small system, then its other states in reverse rank order."""
+    component's round starts solve a small system, then its other states in reverse rank order.  With ``keep``
+    each component's rows of that system go into ``store`` at ``sptr`` (:func:`_row_store`)."""
     for k in range(mptr.size - 2, -1, -1):
         lo, size = mptr[k], mptr[k + 1] - mptr[k]
         s = members[lo]
@@ -295,6 +327,8 @@ def _reach(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.ndarra
             continue
         starts, sidx = _place(lo, size, members, loc, is_start)
         rows, out = _rows(lo, size, members, loc, sidx, starts, sedge, to, q, is_start, h, mass)
+        if keep:
+            store[sptr[k]: sptr[k + 1]] = rows.ravel()
         hs = np.linalg.solve(np.eye(starts.size) - rows, out)
         for a in range(starts.size):
             h[starts[a]] = hs[a]
@@ -439,5 +473,5 @@ def values_of(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_start: np.nda
     n = is_start.size
     h = np.zeros(n)
     _reach(sedge, to, q, is_start, is_end, live, members, mptr, np.full(n, -1, dtype=np.int64), np.zeros(n), at_end,
-           h)
+           h, np.empty(0), np.full(mptr.size, -1, dtype=np.int64), False)
     return h
