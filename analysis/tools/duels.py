@@ -49,8 +49,8 @@ MIN_SECONDS_PER_WORKER = 1.0
 take 0.2-1 s each, so a handful of them already pays for a second process)."""
 GAME_FACTOR = 7.0
 """A duel played through its decision game (``play`` best or equilibrium) against the plain duel, in CPU time, with
-a margin: ``benchmarks/bench_play.py`` measured medians 2.4 (Tri-Stat), 2.7 (ТУН), 4.0 (2K) and 5.3 (К.У.Р.С.); the
-largest single ratios (up to 13.5, К.У.Р.С.) are duels whose plain chain takes a few tens of milliseconds."""
+a margin: ``benchmarks/bench_play.py`` measured medians 2.5 (Tri-Stat), 2.6 (ТУН), 3.5 (2K) and 5.6 (К.У.Р.С.); the
+largest single ratios (up to 9.6, К.У.Р.С.) are duels whose plain chain takes a few tens of milliseconds."""
 ESTIMATE_SAMPLE = 256
 """A larger grid's time is estimated from this many of its settings, drawn at random (with a fixed seed)."""
 
