@@ -100,21 +100,34 @@ def can_end(sedge: np.ndarray, to: np.ndarray, q: np.ndarray, is_end: np.ndarray
             if q[e] != 0.0:
                 src[fill[to[e]]] = s
                 fill[to[e]] += 1
-    live = is_end.copy()
-    queue = np.flatnonzero(is_end)
-    stack = np.empty(n, dtype=np.int64)
-    top = queue.size
-    stack[:top] = queue
+    return marked(ptr, src, is_end)
+
+
+@njit(cache=True)
+def marked(ptr: np.ndarray, nbr: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """Mask of the nodes reachable from the ``seed`` mask along a CSR graph (node ``s``'s neighbours are
+    ``nbr[ptr[s]:ptr[s + 1]]``), a depth-first search.
+
+    >>> marked(np.array([0, 1, 1, 2]), np.array([1, 0]), np.array([True, False, False])).tolist()
+    [True, True, False]
+    """
+    seen = seed.copy()
+    stack = np.empty(seed.size, dtype=np.int64)
+    top = 0
+    for s in range(seed.size):
+        if seed[s]:
+            stack[top] = s
+            top += 1
     while top > 0:
         top -= 1
         t = stack[top]
         for i in range(ptr[t], ptr[t + 1]):
-            s = src[i]
-            if not live[s]:
-                live[s] = True
+            s = nbr[i]
+            if not seen[s]:
+                seen[s] = True
                 stack[top] = s
                 top += 1
-    return live
+    return seen
 
 
 @njit(cache=True)

@@ -9,7 +9,7 @@ round of equal initiative the block decisions once both attack rolls are
 known.  Then the finishing attacks on a helpless loser, the final pairs of
 conditions, the round cap's sink and (initiative rolled once) the start.
 :func:`_build` writes the :class:`~analysis.engine.game.Game` arrays of every
-slot in that order (a first pass counts), :func:`_reachable` marks what the
+slot in that order (a first pass counts), :func:`~analysis.engine.flow.marked` marks what the
 start reaches, and the caller keeps those states, in the same order (the
 round starts stay ordered by conditions, so the chain of a pair of strategies
 is triangular).
@@ -326,26 +326,6 @@ def _build(write: bool, lay: np.ndarray, ua: np.ndarray, ub: np.ndarray, posa: n
         opt[s] = oc
         edge[oc] = e
     return oc, e
-
-
-@njit(cache=True)
-def _reachable(start: int, opt: np.ndarray, edge: np.ndarray, to: np.ndarray, n: int) -> np.ndarray:
-    """Mask of the states the start reaches."""
-    seen = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(n, dtype=np.int64)
-    seen[start] = True
-    stack[0] = start
-    top = 1
-    while top > 0:
-        top -= 1
-        s = stack[top]
-        for e in range(edge[opt[s]], edge[opt[s + 1]]):
-            t = to[e]
-            if not seen[t]:
-                seen[t] = True
-                stack[top] = t
-                top += 1
-    return seen
 
 
 @njit(cache=True)
