@@ -43,7 +43,6 @@ import numpy as np
 from analysis.base.lazy import LazyModule
 from analysis.base.params import ParamError
 from analysis.engine import markov
-from analysis.engine.flow import marked
 from analysis.systems.tristat.duel import initiative, total_defence_side
 from analysis.systems.tristat.rules import (
     STANCES,
@@ -237,6 +236,8 @@ class _Packed:
         meta = np.zeros((n, gb.META), dtype=np.int64)
         gb._build(True, *args, na, nb, opt, edge, to, p, meta)
         start = int(lay[gb.L_START] if self.rules.initiative_once else lay[gb.L_BASE + gb.K_R])
+        from analysis.engine.flow import marked  # compiled: loaded with the game, not at start-up
+
         seed = np.zeros(n, dtype=np.bool_)
         seed[start] = True
         keep = marked(edge[opt], to, seed)
