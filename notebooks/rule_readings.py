@@ -105,9 +105,9 @@ if len(options):
 # %%
 from analysis.tools import played
 
-curve = played.curve(setup)
-choices = played.options(setup)
-said = findings.played({"played": curve, "played_options": choices}, "en")
+made = played.tables(setup)
+curve, choices = made["played"], made["played_options"]
+said = findings.played(made, "en")
 Markdown("\n".join(f"* {f.text}" for f in said))
 
 # %%

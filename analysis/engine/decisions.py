@@ -75,7 +75,7 @@ class DecisionGame:
         """The same game paying at its ends what ``objective`` values."""
         payoff = np.zeros(self.game.n)
         payoff[self.game.ends] = payoffs(self.ends, self.a, self.b, objective)
-        return replace(self, game=replace(self.game, payoff=payoff))
+        return replace(self, game=self.game.paying(payoff))
 
     def solution(self, a_strategy: np.ndarray, b_strategy: np.ndarray, rounds: bool = True) -> Solution:
         """The duel's :class:`~analysis.engine.markov.Solution` when A and B play these strategies (``rounds``

@@ -84,17 +84,17 @@ class Game:
     def n(self) -> int:
         return int(self.na.size)
 
-    @property
+    @cached_property
     def ends(self) -> np.ndarray:
-        """Mask of the states that end the fight."""
+        """Mask of the states that end the fight (made once per game, like the offsets: every play reads them)."""
         return (self.na * self.nb) == 0
 
-    @property
+    @cached_property
     def a_offsets(self) -> np.ndarray:
         """Where each state's actions of A start in a strategy array (``n + 1`` entries)."""
         return np.concatenate([[0], np.cumsum(np.where(self.ends, 0, self.na))]).astype(np.int64)
 
-    @property
+    @cached_property
     def b_offsets(self) -> np.ndarray:
         return np.concatenate([[0], np.cumsum(np.where(self.ends, 0, self.nb))]).astype(np.int64)
 
@@ -105,11 +105,40 @@ class Game:
         against the order of a round (:func:`~analysis.engine.flow.cut_order` over every option's ways, when the
         states inside a round never loop), so one sweep of the solve carries the values through a whole round."""
         order, ptr = _components(self.n, self.opt, self.edge, self.to, self.na * self.nb)
-        rank, ok = cut_order(self.edge[self.opt], self.to, self.p, self.round_start.astype(bool), self.ends)
+        rank, ok = self.ranked
         if ok:
             comp = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
             order = order[np.lexsort((-rank[order], comp))]
         return order, ptr
+
+    @cached_property
+    def ranked(self) -> tuple[np.ndarray, bool]:
+        """:func:`~analysis.engine.flow.cut_order` over every option's ways: when the states inside a round never
+        loop (True), this rank orders every play's rounds too (a play only drops ways), so no play ranks its own."""
+        return cut_order(self.edge[self.opt], self.to, self.p, self.round_start.astype(bool), self.ends)
+
+    @cached_property
+    def play_members(self) -> tuple[np.ndarray, np.ndarray]:
+        """The components sources first, each in the order of :attr:`ranked` (:meth:`_Play.members` of every
+        play that uses that rank)."""
+        order, ptr = self.components
+        return _members(order, ptr, self.ranked[0])
+
+    def paying(self, payoff: np.ndarray) -> "Game":
+        """The same game paying ``payoff`` at its ends; what depends only on its graph (the ends, the offsets,
+        :attr:`components`, :attr:`ranked`) is carried over as found, not found again.
+
+        >>> g = Game.build([[[(1.0, 1)]], []], [1, 0], [1, 0], [0.0, 1.0])
+        >>> blocks = g.components
+        >>> paid = g.paying(np.array([0.0, -1.0]))
+        >>> paid.payoff.tolist(), paid.components is blocks
+        ([0.0, -1.0], True)
+        """
+        new = replace(self, payoff=np.asarray(payoff, dtype=np.float64))
+        for name in ("ends", "a_offsets", "b_offsets", "components", "ranked", "play_members"):
+            if name in self.__dict__:
+                new.__dict__[name] = self.__dict__[name]
+        return new
 
     def merged(self) -> "Game":
         """The same game with each option's ways into one state merged into one way (the same chances, fewer
@@ -251,16 +280,13 @@ class _Play:
     def of(cls, game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray, strict: bool = True) -> "_Play | None":
         """The play's arrays; when the states inside a round loop among themselves, an error (``strict``) or
         None."""
-        counts = np.where(game.ends, 0, game.na * game.nb)
-        state_of_opt = np.repeat(np.arange(game.n), counts)
-        local = np.arange(int(game.opt[-1])) - game.opt[state_of_opt]
-        nb = game.nb[state_of_opt]
-        weight = (a_strategy[game.a_offsets[state_of_opt] + local // nb]
-                  * b_strategy[game.b_offsets[state_of_opt] + local % nb])
-        q = game.p * np.repeat(weight, np.diff(game.edge))
+        q = _way_weights(game.opt, game.edge, game.p, game.nb, game.a_offsets, game.b_offsets,
+                         np.asarray(a_strategy, dtype=np.float64), np.asarray(b_strategy, dtype=np.float64))
         sedge = game.edge[game.opt]
         starts = game.round_start.astype(bool)
-        rank, ok = cut_order(sedge, game.to, q, starts, game.ends)
+        rank, ok = game.ranked
+        if not ok:
+            rank, ok = cut_order(sedge, game.to, q, starts, game.ends)
         if not ok:
             if not strict:
                 return None
@@ -269,11 +295,10 @@ class _Play:
 
     def members(self) -> tuple[np.ndarray, np.ndarray]:
         """The game's components sources first, each in rank order, and where each starts."""
+        if self.rank is self.game.ranked[0]:
+            return self.game.play_members
         order, ptr = self.game.components
-        comp = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-        perm = np.lexsort((self.rank[order], -comp))
-        sizes = np.diff(ptr)[::-1]
-        return order[perm], np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        return _members(order, ptr, self.rank)
 
     def flow(self, want_h: bool = False) -> tuple[np.ndarray, float, float, np.ndarray]:
         """:func:`~analysis.engine.flow.flow` over the game's components, each in rank order."""
@@ -303,6 +328,50 @@ def visits(game: Game, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.nda
 
 
 # ------------------------------------------------------------------ compiled parts
+@njit(cache=True)
+def _way_weights(opt: np.ndarray, edge: np.ndarray, p: np.ndarray, nb: np.ndarray, a_off: np.ndarray,
+                 b_off: np.ndarray, a_strategy: np.ndarray, b_strategy: np.ndarray) -> np.ndarray:
+    """Each way's probability under the strategies: its chance times the weight of its option (A's action ``i``
+    times B's ``j`` for option ``opt[s] + i * nb[s] + j``)."""
+    q = np.empty(p.size)
+    for s in range(opt.size - 1):
+        for o in range(opt[s], opt[s + 1]):
+            i, j = divmod(o - opt[s], nb[s])
+            w = a_strategy[a_off[s] + i] * b_strategy[b_off[s] + j]
+            for e in range(edge[o], edge[o + 1]):
+                q[e] = p[e] * w
+    return q
+
+
+@njit(cache=True)
+def _members(order: np.ndarray, ptr: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The components of ``order`` (``ptr``: where each starts, sinks first) sources first, each in ``rank``
+    order (states ranked -1 first, as they come), and where each starts: a bucket pass, no sort."""
+    n_comp = ptr.size - 1
+    comp = np.empty(rank.size, dtype=np.int64)
+    out_ptr = np.zeros(n_comp + 1, dtype=np.int64)
+    for c in range(n_comp):
+        out_ptr[c + 1] = out_ptr[c] + ptr[n_comp - c] - ptr[n_comp - c - 1]
+        for k in range(ptr[c], ptr[c + 1]):
+            comp[order[k]] = n_comp - 1 - c
+    fill = out_ptr[:-1].copy()
+    out = np.empty(order.size, dtype=np.int64)
+    by_rank = np.full(rank.size, -1, dtype=np.int64)
+    for k in range(order.size):
+        s = order[k]
+        if rank[s] < 0:
+            out[fill[comp[s]]] = s
+            fill[comp[s]] += 1
+        else:
+            by_rank[rank[s]] = s
+    for r in range(rank.size):
+        s = by_rank[r]
+        if s >= 0:
+            out[fill[comp[s]]] = s
+            fill[comp[s]] += 1
+    return out, out_ptr
+
+
 @njit(cache=True)
 def _merge_ways(edge: np.ndarray, to: np.ndarray, p: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each option's ways into the same state summed into the first of them (:meth:`Game.merged`)."""

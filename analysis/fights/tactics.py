@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -83,6 +84,37 @@ class SimpleRule:
                 "share_of_gain": self.share_of_gain}
 
 
+class PolicyRows(Sequence[dict[str, Any]]):
+    """The equilibrium's strategy at every decision state (:func:`policy_rows`), made when first read: the
+    report and the app never read them, and a large game has hundreds of thousands.
+
+    >>> rows = PolicyRows(lambda: iter([{"decision": "parry"}]))
+    >>> len(rows), rows[0]["decision"], rows == [{"decision": "parry"}]
+    (1, 'parry', True)
+    """
+
+    def __init__(self, make: Callable[[], Iterable[dict[str, Any]]]) -> None:
+        self._make = make
+
+    @cached_property
+    def _rows(self) -> tuple[dict[str, Any], ...]:
+        return tuple(self._make())
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._rows[i]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self._rows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._rows == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True)
 class Tactics:
     """What :func:`analyse` finds (``policy``: the equilibrium's strategy at every decision state)."""
@@ -96,7 +128,7 @@ class Tactics:
     dominated: Mapping[str, tuple[str, ...]]
     simple_rule: SimpleRule | None
     residual: float
-    policy: tuple[dict[str, Any], ...]
+    policy: Sequence[dict[str, Any]]
     tolerance: float = TOL
     model: str = PER_MOMENT
 
@@ -111,22 +143,25 @@ class Tactics:
                 "tolerance": self.tolerance, "residual": self.residual}
 
 
-def analyse(dg: DecisionGame, decide: Iterable[str] | None = None, objective: str = "wins") -> Tactics:
+def analyse(dg: DecisionGame, decide: Iterable[str] | None = None, objective: str = "wins",
+            rounds: bool = False) -> Tactics:
     """Book, best response and equilibrium play of ``dg``, each decision's share and worth, the dominated
-    scripts and A's simple rule (see the module docstring)."""
+    scripts and A's simple rule (see the module docstring); ``rounds``: the equilibrium's figures with its whole
+    rounds distribution, as :func:`played` gives them (the others stop after round 1)."""
     names = decided(dg, decide)
     dg = _objective(dg, objective)
     g = dg.game
     book_a = g.book("a")
     free_a, free_b = _mask(dg, "a", names), _mask(dg, "b", names)
     book, best, eq = (_solve(dg, play, names) for play in PLAYS)
-    plays = [_play(dg, sol, rounds=False) for sol in (book, best, eq)]
+    plays = [_play(dg, sol, rounds=rounds and sol is eq) for sol in (book, best, eq)]
     seen = visits(g, eq.a_strategy, eq.b_strategy)
     worths = tuple(_worth(dg, eq, seen, d, free_a, free_b) for d, dec in enumerate(dg.decisions) if dec.name in names)
     worth_a = {w.name: w.worth for w in worths if w.side == "a"}
     rule = _simple_rule(dg, eq, seen, free_a, free_b, names, book_a, worth_a)
     return Tactics(objective, names, *plays, worths, dominated(dg, objective), rule,
-                   max(book.residual, best.residual, eq.residual), tuple(policy_rows(dg, eq, seen)), model=dg.model)
+                   max(book.residual, best.residual, eq.residual), PolicyRows(lambda: policy_rows(dg, eq, seen)),
+                   model=dg.model)
 
 
 def decided(dg: DecisionGame, decide: Iterable[str] | None = None) -> tuple[str, ...]:
@@ -372,8 +407,9 @@ def _tables(x: np.ndarray, weight: np.ndarray, values: list[np.ndarray]) -> list
     for f, vf in enumerate(values):
         row = []
         for g, vg in enumerate(values):
-            h = np.zeros((vf.size, vg.size, weight.shape[1]))
-            np.add.at(h, (idx[f], idx[g]), weight)
+            cell = idx[f] * vg.size + idx[g]
+            h = np.stack([np.bincount(cell, weights=weight[:, k], minlength=vf.size * vg.size)
+                          for k in range(weight.shape[1])], axis=-1).reshape(vf.size, vg.size, weight.shape[1])
             row.append(h.cumsum(axis=0).cumsum(axis=1))
         out.append(row)
     return out

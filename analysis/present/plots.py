@@ -319,7 +319,7 @@ PLAY_WORDS = {"en": {"book": "by the book", "equilibrium": "played well (equilib
 
 def played_well(df: pd.DataFrame, lang: str = "en", caption: str = "") -> Chart:
     """P(A wins) and mean rounds against A's skill gap, by the book (dashed) and with both sides playing the
-    equilibrium (solid), one colour per system with decisions (:func:`analysis.tools.played.curve`)."""
+    equilibrium (solid), one colour per system with decisions (:func:`analysis.tools.played.tables`)."""
     panels = []
     for y, ylabel, rng in (("p_a_wins", label(lang, "p_win"), (0.0, 1.02)), ("mean_rounds", label(lang, "mean_rounds"),
                                                                             None)):

@@ -222,6 +222,7 @@ class _Tables:
         loser's end after the finishing attacks at each modifier (one row per winner, modifier and loser label)."""
         r, t = self.rules, self.track
         self._defended: dict[tuple[int, Any, int], Any] = {}  # (winner, condition, damage): the condition after
+        self._blow: dict[tuple[int, int], dict[int, float]] = {}  # (winner, modifier): its blows (_blows)
         turns = [[turn(r, name, Condition((*bx, 0, 0)))[0] for bx in self.boxes4] for name in STANCES]
         mods = np.array([[tn.mod - tn.penalty for tn in row] for row in turns], dtype=np.int64)
         self.fin_mods = sorted({int(v) for v in mods.ravel()})
@@ -242,11 +243,7 @@ class _Tables:
         """The loser's condition after ``w``'s finishing attacks at the attack modifier ``mod``: one-sided, no luck,
         no dodge, until the loser reaches the lethal level or ``finish_attacks`` are made."""
         r = self.rules
-        blows: dict[int, float] = {}  # the damage of one finishing attack at this modifier: its probability
-        k = self.rn[w, 1]
-        for m, q in zip(self.rm[w, 1, :k].tolist(), self.rp[w, 1, :k].tolist()):
-            d = self.damage(w, m + mod)
-            blows[d] = blows.get(d, 0.0) + q
+        blows = self._blows(w, mod)
         dist = {loser: 1.0}
         for _ in range(r.finish_attacks):
             nxt: dict[Any, float] = {}
@@ -264,6 +261,18 @@ class _Tables:
                     nxt[after] = nxt.get(after, 0.0) + p * q
             dist = nxt
         return dist
+
+    def _blows(self, w: int, mod: int) -> dict[int, float]:
+        """The damage of one finishing attack of ``w`` at the attack modifier ``mod``: its probability (the same
+        for every loser, so made once)."""
+        if (w, mod) not in self._blow:
+            blows: dict[int, float] = {}
+            k = self.rn[w, 1]
+            for m, q in zip(self.rm[w, 1, :k].tolist(), self.rp[w, 1, :k].tolist()):
+                d = self.damage(w, m + mod)
+                blows[d] = blows.get(d, 0.0) + q
+            self._blow[(w, mod)] = blows
+        return self._blow[(w, mod)]
 
     def kernel_args(self) -> tuple:
         return (self.ints, self.held, self.after, self.shift, self.one, self.adj, self.pen, self.mm, self.mp, self.mn,
