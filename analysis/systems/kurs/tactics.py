@@ -221,8 +221,9 @@ class _Tables:
         """``after_out = finish``: the attack modifier of the winner's finishing stance from its boxes, and the
         loser's end after the finishing attacks at each modifier (one row per winner, modifier and loser label)."""
         r, t = self.rules, self.track
-        self._defended: dict[tuple[int, Any, int], Any] = {}  # (winner, condition, damage): the condition after
         self._blow: dict[tuple[int, int], dict[int, float]] = {}  # (winner, modifier): its blows (_blows)
+        self._after: dict[tuple[int, int, Any], list[tuple[Any, float]]] = {}  # one attack's outcomes (_struck)
+        self._hit: dict[tuple[int, Any, int], Any] = {}  # (winner, condition, damage): the condition after
         turns = [[turn(r, name, Condition((*bx, 0, 0)))[0] for bx in self.boxes4] for name in STANCES]
         mods = np.array([[tn.mod - tn.penalty for tn in row] for row in turns], dtype=np.int64)
         self.fin_mods = sorted({int(v) for v in mods.ravel()})
@@ -242,25 +243,32 @@ class _Tables:
     def finished(self, w: int, mod: int, loser: Any, target: int) -> dict[Any, float]:
         """The loser's condition after ``w``'s finishing attacks at the attack modifier ``mod``: one-sided, no luck,
         no dodge, until the loser reaches the lethal level or ``finish_attacks`` are made."""
-        r = self.rules
-        blows = self._blows(w, mod)
         dist = {loser: 1.0}
-        for _ in range(r.finish_attacks):
+        for _ in range(self.rules.finish_attacks):
             nxt: dict[Any, float] = {}
             for c, p in dist.items():
                 if status_of(c) >= target:
                     nxt[c] = nxt.get(c, 0.0) + p
                     continue
-                for d, q in blows.items():
-                    after = c
-                    if d > 0:
-                        key = (w, c, d)
-                        if key not in self._defended:
-                            self._defended[key] = defended(r, self.f[1 - w], c, d, False, True)[0]
-                        after = self._defended[key]
+                for after, q in self._struck(w, mod, c):
                     nxt[after] = nxt.get(after, 0.0) + p * q
             dist = nxt
         return dist
+
+    def _struck(self, w: int, mod: int, c: Any) -> list[tuple[Any, float]]:
+        """One finishing attack of ``w`` at the modifier ``mod`` on the condition ``c``: each blow's condition
+        after and its probability, in the order of :meth:`_blows` (made once for every loser it reaches)."""
+        key = (w, mod, c)
+        if key not in self._after:
+            self._after[key] = [(self._defended(w, c, d) if d > 0 else c, q) for d, q in self._blows(w, mod).items()]
+        return self._after[key]
+
+    def _defended(self, w: int, c: Any, d: int) -> Any:
+        """The loser's condition after a finishing blow of ``d`` damage from ``w`` on ``c`` (the same at every
+        modifier, so found once)."""
+        if (w, c, d) not in self._hit:
+            self._hit[(w, c, d)] = defended(self.rules, self.f[1 - w], c, d, False, True)[0]
+        return self._hit[(w, c, d)]
 
     def _blows(self, w: int, mod: int) -> dict[int, float]:
         """The damage of one finishing attack of ``w`` at the attack modifier ``mod``: its probability (the same
