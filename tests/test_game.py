@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from analysis.engine.game import Game, evaluate, solve
+from analysis.engine.flow import cut_order
+from analysis.engine.game import Game, _members, _Play, evaluate, solve
 
 
 def random_game(seed: int, n: int, cyclic: bool, both: bool) -> tuple[list, list, list, list, list]:
@@ -241,6 +242,41 @@ def test_merging_an_options_ways_into_one_state_changes_no_figure(seed):
     a, b = evaluate(g, want.a_strategy, want.b_strategy), evaluate(m, got.a_strategy, got.b_strategy)
     np.testing.assert_allclose(b.absorbed, a.absorbed, atol=1e-12)
     assert b.rounds == pytest.approx(a.rounds, abs=1e-12)
+
+
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 40))
+@settings(max_examples=100)
+def test_components_ordered_by_rank_in_one_pass_are_the_lexsort_order(seed, n):
+    """``_members``' bucket pass against ``np.lexsort``: components sources first, each by rank, -1 first as
+    they come."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n).astype(np.int64)
+    cuts = np.sort(rng.choice(np.arange(1, n), size=int(rng.integers(0, n)), replace=False)) if n > 1 else []
+    ptr = np.concatenate([[0], cuts, [n]]).astype(np.int64)
+    rank = rng.permutation(n).astype(np.int64)
+    rank[rng.random(n) < 0.2] = -1
+    comp = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+    got, got_ptr = _members(order, ptr, rank)
+    assert got.tolist() == order[np.lexsort((rank[order], -comp))].tolist()
+    assert got_ptr.tolist() == [0, *np.cumsum(np.diff(ptr)[::-1]).tolist()]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3, 4, 8, 9])
+def test_a_play_ranked_by_its_games_order_has_the_figures_of_its_own_order(seed):
+    """Every play is ranked by the cut order of its whole game (a play only drops ways): its visits and values
+    equal those of the same play ranked by its own ways, a different order on these games."""
+    options, na, nb, payoff, _ = random_game(seed, 9, cyclic=False, both=True)
+    g = Game.build(options, na, nb, payoff, [s == 0 for s in range(9)])
+    assert g.ranked[1]
+    sol = solve(g)
+    play = _Play.of(g, sol.a_strategy, sol.b_strategy)
+    assert play.rank is g.ranked[0]
+    own = _Play(g, play.sedge, play.q, play.starts, play.live,
+                cut_order(play.sedge, g.to, play.q, play.starts, g.ends)[0])
+    assert (own.rank != play.rank).any()
+    np.testing.assert_allclose(own.flow()[0], play.flow()[0], atol=1e-12)
+    np.testing.assert_allclose(own.values(g.payoff), play.values(g.payoff), atol=1e-12)
+    np.testing.assert_allclose(play.values(g.payoff), sol.values, atol=1e-9)
 
 
 def test_a_loop_inside_a_round_is_refused():
