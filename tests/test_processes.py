@@ -19,6 +19,7 @@ import pytest
 
 from analysis.base.pool import WATCH_EVERY, check_workers, max_workers
 from analysis.front.sweep import journal_path
+from tests.procs import catching_sigterm
 
 GRACE = 10.0
 """Seconds the group has to be gone after the parent is killed."""
@@ -155,14 +156,6 @@ LONG_COMMANDS = {
     "report": ["report", "--out", "{report}"],
 }
 INTERRUPTED = re.compile(r"^dicelab(?: [\w-]+){0,2}: (?:error: )?interrupted\b[^\n]*\n$")
-
-
-def catching_sigterm(pid: int) -> bool:
-    """Whether the process catches SIGTERM: the command line's handlers are in place (Python itself catches only
-    SIGINT; before, during the interpreter's start-up, a signal does what Python does)."""
-    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-        caught = next(int(line.split()[1], 16) for line in fh if line.startswith("SigCgt:"))
-    return bool(caught >> (signal.SIGTERM - 1) & 1)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])

@@ -18,6 +18,7 @@ from analysis.front.cli import main
 from analysis.systems import SYSTEM_IDS, get_system
 from sims.api import options_for, simulate_check, simulate_duel
 from sims.engine import CHUNK, Stopped, run_chunks, seed_sequence
+from tests.procs import catching_sigterm
 
 CHECKS = {
     "tristat": [dict(target=7), dict(target=3), dict(target=11)],
@@ -234,6 +235,9 @@ def test_ctrl_c_on_the_command_line_prints_the_trials_so_far():
                              "sim", "tristat", "--a", "veteran", "--b", "trained", "--n", "4000000000", "--seed", "3",
                              "--workers", "2", "--json", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
+    deadline = time.monotonic() + 120  # a slow machine may take seconds to start: signal the command, not its imports
+    while proc.poll() is None and not catching_sigterm(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
     time.sleep(4)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
