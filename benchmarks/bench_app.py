@@ -30,6 +30,8 @@ from analysis.fights.fighters import archetypes
 from analysis.front.app.pages import checks, compare, duel, tune
 from analysis.systems import SYSTEM_IDS
 
+os.environ["DICELAB_CACHE"] = "off"  # time the solves, never the disk store of solved chains
+
 CHECK_TARGET_MS = 300.0
 DUEL_TARGET_MS = 1000.0
 VALUES = {"tristat": ("c.target", range(2, 13)), "onesix": ("c.rating", range(3, 16)),

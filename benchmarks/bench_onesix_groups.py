@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -19,6 +20,8 @@ import numpy as np
 from analysis.fights.fighters import load_fighter
 from analysis.systems import get_system
 from sims.engine import seed_sequence
+
+os.environ["DICELAB_CACHE"] = "off"  # time the solves, never the disk store of solved chains
 
 SYSTEM = get_system("onesix")
 TIMINGS = ("economy", "order", "average")

@@ -11,6 +11,7 @@ tools' time estimate for a non-book play (``tools.duels.GAME_FACTOR``) comes fro
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 
@@ -18,6 +19,8 @@ from analysis.fights.budget import exact_duel
 from analysis.fights.fighters import load_fighter
 from analysis.fights.play import played_duel
 from analysis.systems import get_system
+
+os.environ["DICELAB_CACHE"] = "off"  # time the solves, never the disk store of solved chains
 
 NAMES = ("novice_armed", "trained_armed", "novice", "trained")
 

@@ -4,6 +4,7 @@ import signal
 import pytest
 from hypothesis import HealthCheck, settings
 
+os.environ["DICELAB_CACHE"] = "off"  # every test solves what it checks; tests/test_diskcache.py turns the store on
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=200, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -54,6 +54,7 @@ def warm(system_id: str) -> tuple[str, float]:
 def main(argv: list[str]) -> int:
     from analysis.systems import SYSTEM_IDS
 
+    os.environ["DICELAB_CACHE"] = "off"  # a chain kept on disk would leave its kernels uncompiled here
     systems = argv or list(SYSTEM_IDS)
     begin = time.perf_counter()
     with ProcessPoolExecutor(max_workers=min(len(systems), os.cpu_count() or 1)) as pool:

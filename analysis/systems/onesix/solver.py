@@ -12,14 +12,15 @@ the rounds over the same states (:mod:`analysis.systems.onesix.rounds` renumbers
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from dataclasses import replace
 from functools import lru_cache
 
+import numba
 import numpy as np
 from numba import njit
 
+from analysis.base import diskcache
 from analysis.base.interrupt import run_kernel
 from analysis.base.params import DicelabError
 from analysis.engine import markov
@@ -54,8 +55,13 @@ REGION = 32
 
 
 SOLVED = 256
-"""Chains kept solved, by what they read (:func:`_chain_figures`)."""
-_solved: OrderedDict[bytes, tuple] = OrderedDict()
+"""Chains kept solved in memory, by what they read (:func:`_chain_figures`)."""
+_solved: OrderedDict[str, tuple] = OrderedDict()
+DISK_KIND = "onesix-chain"
+"""The disk store's name for solved 2K chains (:mod:`analysis.base.diskcache`)."""
+SOURCES = ("systems/onesix/solver.py", "systems/onesix/chain.py", "systems/onesix/steps.py", "systems/onesix/rules.py",
+           "systems/onesix/rounds.py", "engine/flow.py", "engine/store.py")
+"""The modules the solver's kernels are compiled from (their source keys the disk store)."""
 
 
 @lru_cache(maxsize=256)
@@ -98,27 +104,38 @@ def economy_duel(rules: six.Rules, a: six.Fighter, b: six.Fighter) -> tuple[mark
 def _chain_figures(pr: np.ndarray, fs: np.ndarray, tables: tuple[np.ndarray, ...], na: int,
                    nb: int) -> tuple[np.ndarray, np.ndarray, float, float, float, int, np.ndarray]:
     """The compiled solver's figures for these inputs (end codes, their probabilities, mass lost, P(stalemate),
-    expected rounds, states, rounds distribution), kept for the last :data:`SOLVED` inputs by their bytes: the
-    solver reads nothing else, so equal inputs give equal figures."""
-    key = hashlib.blake2b(repr((na, nb, [(x.dtype.str, x.shape) for x in (pr, fs, *tables)])).encode(),
-                          digest_size=32)
-    for x in (pr, fs, *tables):
-        key.update(np.ascontiguousarray(x).tobytes())
-    digest = key.digest()
-    if digest in _solved:
-        _solved.move_to_end(digest)
-        return _solved[digest]
-    cap = CAPACITY
-    while True:
-        status, *figures = run_kernel(_solve, pr, fs, *tables, ways_room(tables[1]), na, nb, PRUNE, ROUNDS_TOL, WORK,
-                                      markov.MAX_ROUNDS, cap, 10 * cap, BLOCK_TOL, SWEEPS, ROUNDS_SKIP, SWEEP_FLOOR)
-        if status == 0:
-            break
-        cap *= 2
-    _solved[digest] = out = tuple(figures)
+    expected rounds, states, rounds distribution), kept by the digest of everything the solver reads: the last
+    :data:`SOLVED` in memory, and on disk between runs (:mod:`analysis.base.diskcache`, with the solver's
+    source), so equal inputs give the figures once solved."""
+    knobs = np.array([PRUNE, ROUNDS_TOL, WORK, markov.MAX_ROUNDS, BLOCK_TOL, SWEEPS, ROUNDS_SKIP, SWEEP_FLOOR])
+    key = diskcache.digest(np.array([na, nb]), knobs, pr, fs, *tables, stamp=_stamp())
+    if key in _solved:
+        _solved.move_to_end(key)
+        return _solved[key]
+    kept = diskcache.load(DISK_KIND, key)
+    if kept is not None and len(kept) == 7:
+        codes, probs, lost, stuck, mean, states, rounds = kept
+        out = (codes, probs, float(lost), float(stuck), float(mean), int(states), rounds)
+    else:
+        cap = CAPACITY
+        while True:
+            status, *figures = run_kernel(_solve, pr, fs, *tables, ways_room(tables[1]), na, nb, PRUNE, ROUNDS_TOL,
+                                          WORK, markov.MAX_ROUNDS, cap, 10 * cap, BLOCK_TOL, SWEEPS, ROUNDS_SKIP,
+                                          SWEEP_FLOOR)
+            if status == 0:
+                break
+            cap *= 2
+        out = tuple(figures)
+        diskcache.save(DISK_KIND, key, out)
+    _solved[key] = out
     if len(_solved) > SOLVED:
         _solved.popitem(last=False)
     return out
+
+
+def _stamp() -> bytes:
+    """The solver's code, for the disk store: every module its kernels are compiled from, and numba's version."""
+    return diskcache.code_stamp(SOURCES, f"numba {numba.__version__}")
 
 
 def cache_clear() -> None:
