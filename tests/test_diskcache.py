@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -179,3 +180,34 @@ def test_a_read_only_store_still_answers(tmp_path, monkeypatch):
 
     monkeypatch.setattr(diskcache.os, "utime", refused)
     assert diskcache.load("k", key, tmp_path)[0].tolist() == [0, 1, 2, 3]
+
+
+def test_the_cache_command_shows_and_clears_the_store(store, monkeypatch, capsys):
+    from analysis.front.cli import main
+
+    onesix.duel(RULES, A, B)
+    (path,) = entries(store)
+    assert main(["cache", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["directory"] == str(store) and info["on"] is True
+    assert info["kinds"] == {solver.DISK_KIND: {"entries": 1, "bytes": path.stat().st_size}}
+    assert main(["cache"]) == 0
+    text = capsys.readouterr().out
+    assert str(store) in text and re.search(rf"{solver.DISK_KIND}\s+1 entry\s+\d", text)
+    assert main(["cache", "--clear", "--json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["removed"] == {"entries": 1, "bytes": info["kinds"][solver.DISK_KIND]["bytes"]}
+    assert done["kinds"] == {} and entries(store) == []
+    solver.cache_clear()
+    monkeypatch.setattr(solver, "run_kernel", no_kernel)
+    with pytest.raises(AssertionError, match="the compiled solver ran"):
+        onesix.duel(RULES, A, B)
+
+
+def test_the_cache_command_says_when_the_store_is_off(capsys):
+    from analysis.front.cli import main
+
+    assert main(["cache", "--clear"]) == 0  # conftest: off, so nothing of the user's is touched
+    assert "off (DICELAB_CACHE=off)" in capsys.readouterr().out
+    assert main(["cache", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["on"] is False

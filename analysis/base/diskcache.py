@@ -31,7 +31,7 @@ import os
 import zipfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -118,6 +118,61 @@ def save(kind: str, key: str, figures: Sequence[np.ndarray | float | int], root:
     except DicelabError:
         return
     _trim(path.parent.glob("*.npz"), MAX_BYTES)
+
+
+def summary(root: Path | None = None) -> dict[str, Any]:
+    """The store's directory (``None`` when off), whether it is on, its limit per kind, and each kind's entries
+    and bytes.
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> save("demo", digest(b"x", stamp=b"s"), (np.arange(2),), root)
+    >>> info = summary(root)
+    >>> info["on"], info["kinds"]["demo"]["entries"]
+    (True, 1)
+    """
+    root = cache_dir() if root is None else root
+    kinds: dict[str, dict[str, int]] = {}
+    if root is not None and root.is_dir():
+        for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+            sizes = [_size(p) for p in folder.glob("*.npz")]
+            if sizes:
+                kinds[folder.name] = {"entries": len(sizes), "bytes": sum(sizes)}
+    return {"directory": None if root is None else str(root), "on": root is not None,
+            "max_bytes_per_kind": MAX_BYTES, "kinds": kinds}
+
+
+def clear(root: Path | None = None) -> dict[str, int]:
+    """Remove every entry of the store; how many and their bytes.
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> save("demo", digest(b"x", stamp=b"s"), (np.arange(2),), root)
+    >>> clear(root)["entries"], summary(root)["kinds"]
+    (1, {})
+    """
+    root = cache_dir() if root is None else root
+    removed = {"entries": 0, "bytes": 0}
+    if root is None or not root.is_dir():
+        return removed
+    for path in root.glob("*/*.npz"):
+        size = _size(path)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise DicelabError(f"disk store {str(path)!r}: cannot be removed ({err.strerror or err})") from None
+        removed["entries"] += 1
+        removed["bytes"] += size
+    return removed
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _path(kind: str, key: str, root: Path | None) -> Path | None:
