@@ -137,6 +137,7 @@ def test_the_default_directory_follows_xdg_then_home(tmp_path, monkeypatch):
 
 
 def test_the_store_keeps_the_most_recently_used_within_its_bytes(tmp_path, monkeypatch):
+    monkeypatch.setattr(diskcache, "TRIM_EVERY", 1)
     keys = [diskcache.digest(bytes([i]), stamp=b"s") for i in range(6)]
     for i, key in enumerate(keys):
         if i == 3:
@@ -211,3 +212,13 @@ def test_the_cache_command_says_when_the_store_is_off(capsys):
     assert "off (DICELAB_CACHE=off)" in capsys.readouterr().out
     assert main(["cache", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["on"] is False
+
+
+def test_a_process_trims_at_its_first_write_and_every_trim_every_writes_after(tmp_path, monkeypatch):
+    monkeypatch.setattr(diskcache, "TRIM_EVERY", 3)
+    monkeypatch.setattr(diskcache, "_writes", {})
+    trims = []
+    monkeypatch.setattr(diskcache, "_trim", lambda paths, limit: trims.append(limit))
+    for i in range(7):
+        diskcache.save("k", diskcache.digest(bytes([i]), stamp=b"s"), (np.arange(2),), tmp_path)
+    assert len(trims) == 3 and len(list((tmp_path / "k").glob("*.npz"))) == 7

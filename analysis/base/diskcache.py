@@ -42,6 +42,10 @@ CACHE_ENV = "DICELAB_CACHE"
 """The directory solved figures are kept in, or ``off`` to keep none."""
 MAX_BYTES = 256 << 20
 """The most one kind of figure keeps on disk (256 MiB): past it the least recently used entries go."""
+TRIM_EVERY = 32
+"""A process trims a kind at its first write and at every this many writes after (a trim reads every entry's
+size, so the store may pass :data:`MAX_BYTES` by the entries of fewer writes than this)."""
+_writes: dict[str, int] = {}
 
 
 def cache_dir() -> Path | None:
@@ -105,7 +109,7 @@ def load(kind: str, key: str, root: Path | None = None) -> tuple[np.ndarray, ...
 
 def save(kind: str, key: str, figures: Sequence[np.ndarray | float | int], root: Path | None = None) -> None:
     """Keep ``figures`` (arrays or numbers) under ``key`` (in ``root``, else :func:`cache_dir`), written whole or not
-    at all; then trim the kind to :data:`MAX_BYTES`.  Nothing is raised: an unwritable store only means the next
+    at all; then (every :data:`TRIM_EVERY` writes) trim the kind to :data:`MAX_BYTES`.  Nothing is raised: an unwritable store only means the next
     run solves again."""
     path = _path(kind, key, root)
     if path is None:
@@ -117,7 +121,10 @@ def save(kind: str, key: str, figures: Sequence[np.ndarray | float | int], root:
             fh.write(buffer.getvalue())
     except DicelabError:
         return
-    _trim(path.parent.glob("*.npz"), MAX_BYTES)
+    done = _writes.get(kind, 0)
+    _writes[kind] = done + 1
+    if done % TRIM_EVERY == 0:
+        _trim(path.parent.glob("*.npz"), MAX_BYTES)
 
 
 def summary(root: Path | None = None) -> dict[str, Any]:
