@@ -9,7 +9,7 @@ arrays the solver returned (``numpy.save``'s lossless format).
 
 The directory is ``$DICELAB_CACHE``, else ``$XDG_CACHE_HOME/dicelab``, else
 ``~/.cache/dicelab``; ``DICELAB_CACHE=off`` keeps nothing.  Each kind of figure
-keeps at most :data:`MAX_BYTES`, the least recently used going first.  The
+keeps about :data:`MAX_BYTES` at most, the least recently used going first.  The
 store is only a shortcut: an entry that cannot be read is solved again, and a
 directory that cannot be written is left alone (the solve's answer stands).
 
@@ -109,8 +109,8 @@ def load(kind: str, key: str, root: Path | None = None) -> tuple[np.ndarray, ...
 
 def save(kind: str, key: str, figures: Sequence[np.ndarray | float | int], root: Path | None = None) -> None:
     """Keep ``figures`` (arrays or numbers) under ``key`` (in ``root``, else :func:`cache_dir`), written whole or not
-    at all; then (every :data:`TRIM_EVERY` writes) trim the kind to :data:`MAX_BYTES`.  Nothing is raised: an unwritable store only means the next
-    run solves again."""
+    at all; then (every :data:`TRIM_EVERY` writes) trim the kind to :data:`MAX_BYTES`.  Nothing is raised: an
+    unwritable store only means the next run solves again."""
     path = _path(kind, key, root)
     if path is None:
         return

@@ -31,8 +31,8 @@ def run_cache(ns: argparse.Namespace) -> int:
         emit(f"dicelab cache: removed {_entries(removed['entries'])} ({_size(removed['bytes'])}) from "
              f"{info['directory']}\n")
         return 0
-    emit(f"dicelab cache: {info['directory']} (at most {_size(info['max_bytes_per_kind'])} per kind, the least "
-         "recently used go first; DICELAB_CACHE=DIR moves it, DICELAB_CACHE=off keeps nothing)\n")
+    emit(f"dicelab cache: {info['directory']} (about {_size(info['max_bytes_per_kind'])} per kind at most, the "
+         "least recently used go first; DICELAB_CACHE=DIR moves it, DICELAB_CACHE=off keeps nothing)\n")
     total = {"entries": 0, "bytes": 0}
     for kind, got in info["kinds"].items():
         emit(f"  {kind:<14} {_entries(got['entries']):>12}  {_size(got['bytes']):>9}\n")
